@@ -1,0 +1,12 @@
+"""tt_env: Three Thirteen, the rummy card game, as a reinforcement-learning environment.
+
+The rules engine (:mod:`tt_env.cards`, :mod:`tt_env.rules`, :mod:`tt_env.melds`,
+:mod:`tt_env.engine`) knows nothing of reinforcement learning; the environments translate it.
+"""
+
+from .cards import Card, format_cards, parse_card, parse_cards
+from .rules import Rules
+
+__version__ = "0.1.0"
+
+__all__ = ["Card", "Rules", "format_cards", "parse_card", "parse_cards", "__version__"]
