@@ -1,0 +1,593 @@
+"""The round and game engine: a state machine that plays exactly what ``RULES.md`` says.
+
+A :class:`Game` is created from :class:`~tt_env.rules.Rules` and a seed; all randomness (the
+first dealer, every shuffle) comes from one ``numpy.random.Generator`` seeded with it, so a game
+*is* its seed plus its moves (:meth:`Game.record`, :meth:`Game.from_record`).
+
+A turn has two phases of the same seat: :attr:`Phase.DRAW` (draw from the stock or take the top
+discard) then :attr:`Phase.DISCARD` (discard, or go out and discard). When a round ends it is
+scored and the next one is dealt at once; :attr:`Game.round_results` keeps every round's result.
+
+The engine knows nothing of reinforcement learning: :mod:`tt_env.three_thirteen_v0` translates.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .cards import ALL_CARDS, JOKER, NUM_KINDS, Card, format_cards, parse_card, shuffled_deck
+from .melds import Arrangement, MeldShape, discard_penalties, lay_off, solve
+from .rules import Rules
+
+RECORD_VERSION = 1
+
+
+class IllegalMoveError(ValueError):
+    """A move that the rules do not allow in the current state; the state is left unchanged."""
+
+
+class RecordError(ValueError):
+    """A game record that is corrupt or does not replay to the game it claims."""
+
+
+class Phase(IntEnum):
+    DRAW = 0
+    DISCARD = 1
+    GAME_OVER = 2
+
+
+class MoveKind(IntEnum):
+    DRAW_STOCK = 0
+    TAKE_DISCARD = 1
+    DISCARD = 2
+    GO_OUT = 3
+
+
+class Move(NamedTuple):
+    """One move: a draw (``card`` is -1) or a discard / go-out with the discarded card kind."""
+
+    kind: MoveKind
+    card: int = -1
+
+    def __str__(self) -> str:
+        if self.kind == MoveKind.DRAW_STOCK:
+            return "draw stock"
+        if self.kind == MoveKind.TAKE_DISCARD:
+            return "take discard"
+        name = str(ALL_CARDS[self.card])
+        return f"discard {name}" if self.kind == MoveKind.DISCARD else f"go out, discard {name}"
+
+    @staticmethod
+    def parse(text: str) -> Move:
+        """The inverse of ``str(move)`` (``"draw stock"``, ``"discard 7H"``, ``"go out, discard KD"``)."""
+        words = text.strip().lower().replace(",", " ").split()
+        if words in (["draw", "stock"], ["draw"], ["stock"]):
+            return DRAW_STOCK
+        if words in (["take", "discard"], ["take"]):
+            return TAKE_DISCARD
+        if len(words) == 2 and words[0] == "discard":
+            return DISCARD[parse_card(words[1])]
+        if len(words) in (2, 4) and words[:2] == ["go", "out"] and words[2:3] in ([], ["discard"]):
+            return GO_OUT[parse_card(words[-1])]
+        if len(words) == 2 and words[0] == "out":
+            return GO_OUT[parse_card(words[1])]
+        raise ValueError(
+            f"unknown move {text!r}: expected 'draw stock', 'take discard', 'discard 7H' or "
+            "'go out, discard 7H'"
+        )
+
+
+DRAW_STOCK = Move(MoveKind.DRAW_STOCK)
+TAKE_DISCARD = Move(MoveKind.TAKE_DISCARD)
+DISCARD: tuple[Move, ...] = tuple(Move(MoveKind.DISCARD, k) for k in range(NUM_KINDS))
+GO_OUT: tuple[Move, ...] = tuple(Move(MoveKind.GO_OUT, k) for k in range(NUM_KINDS))
+
+
+@dataclass(frozen=True)
+class TableMeld:
+    """A meld laid on the table: whose it is, its cards and its shape (for lay-offs)."""
+
+    seat: int
+    cards: tuple[Card, ...]
+    shape: MeldShape
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """The result of one round."""
+
+    round_index: int
+    cards_dealt: int
+    wild_rank: int
+    went_out: int | None  # seat that went out, None when the round ended otherwise
+    penalties: tuple[int, ...]  # per seat, after doubling: what the seat scores this round
+    deadwood_points: tuple[int, ...]  # per seat, the solver's penalty of the final hand
+    false_outs: tuple[int, ...]  # per seat, points from false go-outs (before doubling)
+    arrangements: tuple[Arrangement, ...]  # per seat, the arrangement that was scored
+    ended_by: str  # "out", "turn_cap" or "no_cards"
+
+
+@dataclass
+class _Round:
+    """Mutable state of the round in play (internal)."""
+
+    hands: list[list[int]]  # per seat, 53 counts
+    stock: list[int]  # top of the stock is the end of the list
+    discard_pile: list[int]  # top discard is the end of the list
+    taken: list[list[int]]  # per seat, counts of cards taken from the discard pile, still held
+    table: list[TableMeld] = field(default_factory=list)
+    drawn_upcard: int = -1  # the card taken from the discard pile this turn, or -1
+    went_out: int | None = None
+    false_outs: list[int] = field(default_factory=list)
+    scored: dict[int, tuple[int, Arrangement]] = field(default_factory=dict)  # redemption
+    turns: int = 0
+
+
+class Game:
+    """A game of Three Thirteen under ``rules``, seeded for reproducibility.
+
+    >>> game = Game(Rules(num_players=2), seed=7)
+    >>> while not game.is_over:
+    ...     game.apply(game.legal_moves()[0])
+    >>> len(game.round_results)
+    11
+    """
+
+    def __init__(self, rules: Rules | None = None, seed: int | None = None) -> None:
+        self.rules = rules if rules is not None else Rules()
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0])
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        self.seed = int(seed)
+        self._rng = np.random.default_rng(self.seed)
+        n = self.rules.num_players
+        self.num_players = n
+        self.scores = [0] * n
+        self.round_results: list[RoundResult] = []
+        self.moves: list[Move] = []
+        self.round_index = 0
+        self.first_dealer = int(self._rng.integers(n))
+        self.phase = Phase.DRAW
+        self.current = 0
+        self._legal_cache: list[Move] | None = None
+        self._deal()
+
+    # ------------------------------------------------------------------ round flow
+    @property
+    def cards_dealt(self) -> int:
+        return self.rules.rounds[min(self.round_index, self.rules.num_rounds - 1)].cards
+
+    @property
+    def wild_rank(self) -> int:
+        return self.rules.rounds[min(self.round_index, self.rules.num_rounds - 1)].wild_rank
+
+    @property
+    def dealer(self) -> int:
+        # RULES.md: the deal passes to the left (next seat) each round.
+        return (self.first_dealer + self.round_index) % self.num_players
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == Phase.GAME_OVER
+
+    def _deal(self) -> None:
+        rules, n = self.rules, self.num_players
+        deck = shuffled_deck(self._rng, rules.decks, rules.jokers_per_deck)
+        hands = [[0] * NUM_KINDS for _ in range(n)]
+        size = self.cards_dealt
+        # Deal one card at a time, starting left of the dealer.
+        for i in range(size * n):
+            hands[(self.dealer + 1 + i) % n][deck.pop()] += 1
+        upcard = deck.pop()
+        self._round = _Round(
+            hands=hands,
+            stock=[int(c) for c in deck],
+            discard_pile=[int(upcard)],
+            taken=[[0] * NUM_KINDS for _ in range(n)],
+            false_outs=[0] * n,
+        )
+        self.current = (self.dealer + 1) % n  # RULES.md: left of the dealer plays first
+        self.phase = Phase.DRAW
+        self._legal_cache = None
+
+    # ------------------------------------------------------------------ moves
+    def legal_moves(self) -> list[Move]:
+        """The legal moves of the seat to move (empty when the game is over)."""
+        if self._legal_cache is None:
+            self._legal_cache = self._compute_legal()
+        return self._legal_cache
+
+    def _compute_legal(self) -> list[Move]:
+        r = self._round
+        if self.phase == Phase.DRAW:
+            moves = []
+            if r.stock or len(r.discard_pile) > 1:  # an empty stock is rebuilt at the draw
+                moves.append(DRAW_STOCK)
+            if r.discard_pile:
+                moves.append(TAKE_DISCARD)
+            return moves
+        if self.phase == Phase.DISCARD:
+            hand = r.hands[self.current]
+            kinds = [k for k in range(NUM_KINDS) if hand[k] and self._may_discard(k)]
+            moves = [DISCARD[k] for k in kinds]
+            if self.rules.false_out_penalty is not None:
+                moves += [GO_OUT[k] for k in kinds]
+            else:
+                outs = self.go_out_discards()
+                moves += [GO_OUT[k] for k in kinds if k in outs]
+            return moves
+        return []
+
+    def _may_discard(self, kind: int) -> bool:
+        r = self._round
+        if kind != r.drawn_upcard or self.rules.discard_drawn_upcard:
+            return True
+        # Decided here (RULES.md): the card just taken from the discard pile may not be discarded
+        # in the same turn; an identical card held from before (several decks) may.
+        return r.hands[self.current][kind] > 1
+
+    def go_out_discards(self) -> set[int]:
+        """In the discard phase: the card kinds whose discard leaves a hand with no deadwood."""
+        r = self._round
+        penalties = discard_penalties(tuple(r.hands[self.current]), self.wild_rank, self.rules)
+        return {k for k, p in penalties.items() if p == 0}
+
+    def check(self, move: Move) -> None:
+        """Raise :class:`IllegalMoveError` saying why, if ``move`` is not legal now."""
+        if not isinstance(move, Move):
+            raise IllegalMoveError(f"not a move: {move!r}")
+        if move in self.legal_moves():
+            return
+        raise IllegalMoveError(self._why_illegal(move))
+
+    def _why_illegal(self, move: Move) -> str:
+        r = self._round
+        who = f"seat {self.current}"
+        if self.phase == Phase.GAME_OVER:
+            return "the game is over"
+        if self.phase == Phase.DRAW:
+            if move.kind in (MoveKind.DISCARD, MoveKind.GO_OUT):
+                return f"{who} must draw first (draw stock or take discard), not {move}"
+            if move.kind == MoveKind.DRAW_STOCK:
+                return "the stock is empty and the discard pile cannot rebuild it"
+            return "the discard pile is empty"
+        if move.kind in (MoveKind.DRAW_STOCK, MoveKind.TAKE_DISCARD):
+            return f"{who} has already drawn this turn and must discard or go out"
+        if not 0 <= move.card < NUM_KINDS:
+            return f"no such card kind: {move.card}"
+        card = ALL_CARDS[move.card]
+        if not r.hands[self.current][move.card]:
+            return f"{who} does not hold {card}"
+        if not self._may_discard(move.card):
+            return (f"{card} was just taken from the discard pile and may not be discarded "
+                    "this turn (rule option discard_drawn_upcard)")
+        return f"{who} cannot go out discarding {card}: the other cards do not all meld"
+
+    def apply(self, move: Move | str) -> None:
+        """Play ``move`` for the seat to move; raises :class:`IllegalMoveError` if illegal."""
+        if isinstance(move, str):
+            move = Move.parse(move)
+        self.check(move)
+        self.moves.append(move)
+        self._legal_cache = None
+        r = self._round
+        seat = self.current
+        if move.kind == MoveKind.DRAW_STOCK:
+            if not r.stock:
+                self._rebuild_stock()
+            r.hands[seat][r.stock.pop()] += 1
+            r.drawn_upcard = -1
+            self.phase = Phase.DISCARD
+        elif move.kind == MoveKind.TAKE_DISCARD:
+            card = r.discard_pile.pop()
+            r.hands[seat][card] += 1
+            r.taken[seat][card] += 1
+            r.drawn_upcard = card
+            self.phase = Phase.DISCARD
+        else:
+            self._discard(seat, move)
+
+    def _rebuild_stock(self) -> None:
+        # Decided here (RULES.md): the discard pile except its top card is shuffled into a new
+        # stock when the stock is empty at a draw.
+        r = self._round
+        top = r.discard_pile.pop()
+        order = self._rng.permutation(len(r.discard_pile))
+        r.stock = [r.discard_pile[i] for i in order]
+        r.discard_pile = [top]
+
+    def _discard(self, seat: int, move: Move) -> None:
+        r, rules = self._round, self.rules
+        card = move.card
+        going_out = move.kind == MoveKind.GO_OUT
+        valid_out = False
+        if going_out:
+            valid_out = rules.false_out_penalty is None or card in self.go_out_discards()
+        hand = r.hands[seat]
+        hand[card] -= 1
+        r.discard_pile.append(card)
+        if r.taken[seat][card] > hand[card]:
+            r.taken[seat][card] = hand[card]
+        r.drawn_upcard = -1
+        r.turns += 1
+        if going_out and not valid_out:
+            # RULES.md, false_out_penalty: the discard stands, the player is not out.
+            r.false_outs[seat] += rules.false_out_penalty
+        final_turn = r.went_out is not None
+        if going_out and valid_out and not final_turn:
+            r.went_out = seat
+            arrangement = self._lay_down(seat)
+            r.scored[seat] = (0, arrangement)
+        elif final_turn and rules.redemption:
+            r.scored[seat] = self._redeem(seat)
+        nxt = (seat + 1) % self.num_players
+        if r.went_out is not None:
+            if nxt == r.went_out:  # everyone else has had a final turn
+                self._end_round("out")
+                return
+        elif r.turns >= rules.turn_cap:
+            # Decided here (RULES.md): the turn cap ends the round; nobody went out.
+            self._end_round("turn_cap")
+            return
+        self.current = nxt
+        self.phase = Phase.DRAW
+        if not r.stock and not r.discard_pile:
+            # Decided here (RULES.md): neither can be drawn, the round ends and is scored.
+            self._end_round("no_cards")
+
+    def _lay_down(self, seat: int) -> Arrangement:
+        r = self._round
+        hand = r.hands[seat]
+        arrangement = solve(_cards_of(hand), self.wild_rank, self.rules)
+        if arrangement.points:
+            raise AssertionError("a valid go-out left deadwood")  # guarded by go_out_discards
+        self._move_to_table(seat, arrangement.melds, arrangement.shapes)
+        return arrangement
+
+    def _move_to_table(self, seat, melds, shapes) -> None:
+        r = self._round
+        hand = r.hands[seat]
+        for cards, shape in zip(melds, shapes):
+            for c in cards:
+                hand[c] -= 1
+                if r.taken[seat][c] > hand[c]:
+                    r.taken[seat][c] = hand[c]
+            r.table.append(TableMeld(seat, tuple(cards), shape))
+
+    def _joker_penalty(self, seat: int) -> int | None:
+        # RULES.md, joker_layoff: a leftover joker may be dropped on another player's meld.
+        r = self._round
+        if self.rules.joker_layoff and any(m.seat != seat for m in r.table):
+            return 0
+        return None
+
+    def _redeem(self, seat: int) -> tuple[int, Arrangement]:
+        """Redemption: lay down own melds and lay off loose cards onto the table."""
+        r = self._round
+        hand = r.hands[seat]
+        result = lay_off(_cards_of(hand), [m.shape for m in r.table], self.wild_rank,
+                         self.rules, joker_penalty=self._joker_penalty(seat))
+        for index, cards in result.layoffs:
+            old = r.table[index]
+            for c in cards:
+                hand[c] -= 1
+                if r.taken[seat][c] > hand[c]:
+                    r.taken[seat][c] = hand[c]
+            r.table[index] = TableMeld(old.seat, old.cards + tuple(cards), result.table[index])
+        arrangement = result.arrangement
+        self._move_to_table(seat, arrangement.melds, arrangement.shapes)
+        return arrangement.points, arrangement
+
+    def _end_round(self, ended_by: str) -> None:
+        r, rules, n = self._round, self.rules, self.num_players
+        multiplier = rules.score_multiplier(self.wild_rank)
+        deadwood, arrangements = [], []
+        for seat in range(n):
+            if seat in r.scored:
+                points, arrangement = r.scored[seat]
+            else:
+                arrangement = solve(_cards_of(r.hands[seat]), self.wild_rank, rules,
+                                    joker_penalty=self._joker_penalty(seat))
+                points = arrangement.points
+            deadwood.append(points)
+            arrangements.append(arrangement)
+        # Decided here: doubling applies to the whole round score, false go-outs included.
+        penalties = tuple(multiplier * (d + f) for d, f in zip(deadwood, r.false_outs))
+        for seat in range(n):
+            self.scores[seat] += penalties[seat]
+        self.round_results.append(RoundResult(
+            round_index=self.round_index, cards_dealt=self.cards_dealt,
+            wild_rank=self.wild_rank, went_out=r.went_out, penalties=penalties,
+            deadwood_points=tuple(deadwood), false_outs=tuple(r.false_outs),
+            arrangements=tuple(arrangements), ended_by=ended_by,
+        ))
+        if self.round_index + 1 < rules.num_rounds:
+            self.round_index += 1
+            self._deal()
+        else:
+            self.phase = Phase.GAME_OVER
+            self._legal_cache = None
+
+    # ------------------------------------------------------------------ views
+    @property
+    def winners(self) -> list[int]:
+        """Seats with the lowest total (ties share the win); empty until the game is over."""
+        if not self.is_over:
+            return []
+        best = min(self.scores)
+        return [s for s, score in enumerate(self.scores) if score == best]
+
+    def hand(self, seat: int) -> list[Card]:
+        return _cards_of(self._round.hands[seat])
+
+    def hand_counts(self, seat: int) -> tuple[int, ...]:
+        return tuple(self._round.hands[seat])
+
+    @property
+    def discard_pile(self) -> list[Card]:
+        """The discard pile, bottom first; the last card is the top discard."""
+        return [ALL_CARDS[c] for c in self._round.discard_pile]
+
+    @property
+    def top_discard(self) -> Card | None:
+        pile = self._round.discard_pile
+        return ALL_CARDS[pile[-1]] if pile else None
+
+    @property
+    def stock_size(self) -> int:
+        return len(self._round.stock)
+
+    @property
+    def went_out(self) -> int | None:
+        return self._round.went_out
+
+    @property
+    def turns(self) -> int:
+        """Turns completed in this round (all seats)."""
+        return self._round.turns
+
+    @property
+    def table(self) -> list[TableMeld]:
+        return list(self._round.table)
+
+    @property
+    def drawn_upcard(self) -> Card | None:
+        c = self._round.drawn_upcard
+        return ALL_CARDS[c] if c >= 0 else None
+
+    def taken_from_discard(self, seat: int) -> list[Card]:
+        """Cards ``seat`` took from the discard pile this round and still holds (public)."""
+        return _cards_of(self._round.taken[seat])
+
+    def view(self, seat: int) -> PlayerView:
+        """What ``seat`` may see: its own hand and the public information, nothing hidden."""
+        r, n = self._round, self.num_players
+        return PlayerView(
+            seat=seat,
+            num_players=n,
+            round_index=self.round_index,
+            cards_dealt=self.cards_dealt,
+            wild_rank=self.wild_rank,
+            dealer=self.dealer,
+            current=self.current,
+            phase=self.phase,
+            hand=tuple(r.hands[seat]),
+            discard_pile=tuple(r.discard_pile),
+            drawn_upcard=r.drawn_upcard if seat == self.current else -1,
+            hand_sizes=tuple(sum(h) for h in r.hands),
+            taken=tuple(tuple(t) for t in r.taken),
+            went_out=r.went_out,
+            table=tuple(r.table),
+            scores=tuple(self.scores),
+            stock_size=len(r.stock),
+            turns=r.turns,
+            legal_moves=tuple(self.legal_moves()) if seat == self.current else (),
+        )
+
+    def full_state(self) -> dict[str, Any]:
+        """The whole state, hidden cards included (for debugging and centralised critics)."""
+        r = self._round
+        return {
+            "round_index": self.round_index, "wild_rank": self.wild_rank,
+            "dealer": self.dealer, "current": self.current, "phase": self.phase.name,
+            "hands": [format_cards(_cards_of(h)) for h in r.hands],
+            "stock": format_cards(r.stock), "discard_pile": format_cards(r.discard_pile),
+            "went_out": r.went_out, "scores": list(self.scores), "turns": r.turns,
+        }
+
+    def all_hands(self) -> list[tuple[int, ...]]:
+        """Every seat's hand as 53 counts (hidden information)."""
+        return [tuple(h) for h in self._round.hands]
+
+    def stock_cards(self) -> list[int]:
+        """The stock, bottom first (hidden information)."""
+        return list(self._round.stock)
+
+    # ------------------------------------------------------------------ records
+    def record(self) -> dict[str, Any]:
+        """A JSON-ready record: rules, seed and moves, which replays to this exact game."""
+        return {
+            "format": "tt_env.game",
+            "version": RECORD_VERSION,
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "moves": [str(m) for m in self.moves],
+            "scores": list(self.scores),
+            "rounds_played": len(self.round_results),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.record())
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any] | str) -> Game:
+        """Replay a record (dict or JSON text); raises :class:`RecordError` if corrupt."""
+        if isinstance(record, (str, bytes)):
+            try:
+                record = json.loads(record)
+            except json.JSONDecodeError as exc:
+                raise RecordError(f"game record is not valid JSON: {exc}") from None
+        if not isinstance(record, dict) or record.get("format") != "tt_env.game":
+            raise RecordError("not a tt_env game record (missing format 'tt_env.game')")
+        if record.get("version") != RECORD_VERSION:
+            raise RecordError(f"unsupported game record version {record.get('version')!r}")
+        for key in ("rules", "seed", "moves"):
+            if key not in record:
+                raise RecordError(f"game record has no {key!r}")
+        try:
+            rules = Rules.from_dict(record["rules"])
+            game = cls(rules, seed=record["seed"])
+        except (TypeError, ValueError) as exc:
+            raise RecordError(f"game record has invalid rules or seed: {exc}") from None
+        for i, text in enumerate(record["moves"]):
+            try:
+                game.apply(Move.parse(text))
+            except (IllegalMoveError, ValueError, TypeError, AttributeError) as exc:
+                raise RecordError(f"game record does not replay: move {i} {text!r}: {exc}") from None
+        if "scores" in record and list(record["scores"]) != game.scores:
+            raise RecordError(
+                f"game record does not match: it says scores {record['scores']}, "
+                f"the replay gives {game.scores}"
+            )
+        return game
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """Everything one seat may see (no hidden card of another seat, no stock order)."""
+
+    seat: int
+    num_players: int
+    round_index: int
+    cards_dealt: int
+    wild_rank: int
+    dealer: int
+    current: int
+    phase: Phase
+    hand: tuple[int, ...]  # 53 counts
+    discard_pile: tuple[int, ...]  # bottom first
+    drawn_upcard: int  # the card this seat took from the discard pile this turn, or -1
+    hand_sizes: tuple[int, ...]
+    taken: tuple[tuple[int, ...], ...]  # per seat: counts taken from the discard pile, held
+    went_out: int | None
+    table: tuple[TableMeld, ...]
+    scores: tuple[int, ...]
+    stock_size: int
+    turns: int
+    legal_moves: tuple[Move, ...]
+
+
+def _cards_of(counts) -> list[Card]:
+    return [ALL_CARDS[k] for k in range(NUM_KINDS) for _ in range(counts[k])]
+
+
+__all__ = [
+    "DISCARD", "DRAW_STOCK", "GO_OUT", "TAKE_DISCARD", "Game", "IllegalMoveError", "Move",
+    "MoveKind", "Phase", "PlayerView", "RecordError", "RoundResult", "TableMeld", "JOKER",
+]
