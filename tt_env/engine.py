@@ -20,7 +20,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .cards import ALL_CARDS, JOKER, NUM_KINDS, Card, format_cards, parse_card, shuffled_deck
+from .cards import (
+    ALL_CARDS, JOKER, NUM_KINDS, Card, format_cards, parse_card, parse_cards, shuffled_deck,
+)
 from .melds import Arrangement, MeldShape, discard_penalties, lay_off, solve
 from .rules import Rules
 
@@ -59,7 +61,7 @@ class Move(NamedTuple):
             return "draw stock"
         if self.kind == MoveKind.TAKE_DISCARD:
             return "take discard"
-        name = str(ALL_CARDS[self.card])
+        name = str(ALL_CARDS[self.card]) if 0 <= self.card < NUM_KINDS else f"card #{self.card}"
         return f"discard {name}" if self.kind == MoveKind.DISCARD else f"go out, discard {name}"
 
     @staticmethod
@@ -156,6 +158,7 @@ class Game:
         self.phase = Phase.DRAW
         self.current = 0
         self._legal_cache: list[Move] | None = None
+        self._arranged = False
         self._deal()
 
     # ------------------------------------------------------------------ round flow
@@ -195,6 +198,45 @@ class Game:
         self.current = (self.dealer + 1) % n  # RULES.md: left of the dealer plays first
         self.phase = Phase.DRAW
         self._legal_cache = None
+
+    def arrange(
+        self,
+        hands: list[str | list[int]],
+        stock: str | list[int] = "",
+        discard_pile: str | list[int] = "",
+        current: int | None = None,
+        round_index: int | None = None,
+    ) -> None:
+        """Replace the deal of the current round (for tests, puzzles and tutorials).
+
+        ``hands`` per seat, ``stock`` bottom first (its last card is drawn next) and
+        ``discard_pile`` bottom first, as card strings or kind lists. The cards need not form
+        whole decks. The game can no longer be recorded: its deal is not the seed's.
+        """
+        if len(hands) != self.num_players:
+            raise ValueError(f"arrange needs {self.num_players} hands, got {len(hands)}")
+        if round_index is not None:
+            if not 0 <= round_index < self.rules.num_rounds:
+                raise ValueError(f"round_index must be 0..{self.rules.num_rounds - 1}")
+            self.round_index = round_index
+        counts = []
+        for cards in hands:
+            row = [0] * NUM_KINDS
+            for c in _parse(cards):
+                row[c] += 1
+            counts.append(row)
+        self._round = _Round(
+            hands=counts,
+            stock=_parse(stock),
+            discard_pile=_parse(discard_pile),
+            taken=[[0] * NUM_KINDS for _ in range(self.num_players)],
+            false_outs=[0] * self.num_players,
+        )
+        if current is not None:
+            self.current = current
+        self.phase = Phase.DRAW
+        self._legal_cache = None
+        self._arranged = True
 
     # ------------------------------------------------------------------ moves
     def legal_moves(self) -> list[Move]:
@@ -512,6 +554,8 @@ class Game:
     # ------------------------------------------------------------------ records
     def record(self) -> dict[str, Any]:
         """A JSON-ready record: rules, seed and moves, which replays to this exact game."""
+        if self._arranged:
+            raise RecordError("an arranged game (Game.arrange) cannot be recorded: its deal is not the seed's")
         return {
             "format": "tt_env.game",
             "version": RECORD_VERSION,
@@ -581,6 +625,12 @@ class PlayerView:
     stock_size: int
     turns: int
     legal_moves: tuple[Move, ...]
+
+
+def _parse(cards: str | list[int]) -> list[int]:
+    if isinstance(cards, str):
+        return [int(c) for c in parse_cards(cards)]
+    return [int(parse_card(c)) for c in cards]
 
 
 def _cards_of(counts) -> list[Card]:

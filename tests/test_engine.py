@@ -1,0 +1,229 @@
+"""The engine: invariants over many random games, records, errors, views."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from tt_env.cards import NUM_KINDS, make_deck, to_counts
+from tt_env.engine import (
+    DISCARD,
+    DRAW_STOCK,
+    GO_OUT,
+    TAKE_DISCARD,
+    Game,
+    IllegalMoveError,
+    Move,
+    MoveKind,
+    Phase,
+    RecordError,
+)
+from tt_env.melds import solve
+from tt_env.rules import Rules
+
+
+def random_rules(rnd: random.Random) -> Rules:
+    """Random rule options, every option of RULES.md drawn, short rounds to keep games quick."""
+    jokers = rnd.choice([0, 0, 2])
+    cap = rnd.choice([None, None, 1, 2, 3])
+    all_wild = rnd.random() < 0.2 and (cap is None or cap >= 3)
+    return Rules(
+        num_players=rnd.choice([2, 2, 3, 4, 5, 8]),
+        max_wilds_per_meld=cap,
+        unused_wild_penalty=rnd.choice([None, 15]),
+        aces_high=rnd.random() < 0.3,
+        court_values=rnd.random() < 0.3,
+        extra_rounds=rnd.choice([0, 0, 1, 2]),
+        there_and_back=rnd.random() < 0.15,
+        jokers_per_deck=jokers,
+        joker_layoff=jokers > 0 and rnd.random() < 0.5,
+        redemption=rnd.random() < 0.3,
+        double_court_rounds=rnd.random() < 0.3,
+        all_wild_melds=all_wild,
+        false_out_penalty=rnd.choice([None, None, 20]),
+        discard_drawn_upcard=rnd.random() < 0.3,
+        max_turns_per_round=rnd.randint(1, 12),
+    )
+
+
+def pick(rnd: random.Random, moves: list[Move]) -> Move:
+    """Random legal play that goes out often, so that every path of the engine is exercised."""
+    outs = [m for m in moves if m.kind == MoveKind.GO_OUT]
+    if outs and rnd.random() < 0.7:
+        return rnd.choice(outs)
+    return rnd.choice(moves)
+
+
+def check_invariants(game: Game) -> None:
+    rules = game.rules
+    deck = to_counts(make_deck(rules.decks, rules.jokers_per_deck))
+    total = [0] * NUM_KINDS
+    for hand in game.all_hands():
+        for k in range(NUM_KINDS):
+            total[k] += hand[k]
+    for c in game.stock_cards():
+        total[c] += 1
+    for c in game.discard_pile:
+        total[c] += 1
+    for meld in game.table:
+        for c in meld.cards:
+            total[c] += 1
+    assert tuple(total) == deck, "cards were created or lost"
+    if game.is_over:
+        return
+    sizes = [sum(h) for h in game.all_hands()]
+    laid = {m.seat for m in game.table}
+    for seat, size in enumerate(sizes):
+        drew = seat == game.current and game.phase == Phase.DISCARD
+        expected = game.cards_dealt + (1 if drew else 0)
+        if seat in laid or (game.went_out is not None and rules.redemption):
+            # Cards laid down or laid off on the table (redemption) have left the hand.
+            assert size <= expected
+        else:
+            assert size == expected, f"seat {seat} holds {size} cards, expected {expected}"
+    legal = game.legal_moves()
+    assert legal, "the seat to move has no legal move"
+    kinds = {m.kind for m in legal}
+    if game.phase == Phase.DRAW:
+        assert kinds <= {MoveKind.DRAW_STOCK, MoveKind.TAKE_DISCARD}
+    else:
+        assert kinds <= {MoveKind.DISCARD, MoveKind.GO_OUT} and MoveKind.DISCARD in kinds
+
+
+def check_results(game: Game) -> None:
+    rules = game.rules
+    assert len(game.round_results) == rules.num_rounds
+    totals = [0] * game.num_players
+    for result, rnd in zip(game.round_results, rules.rounds):
+        assert (result.cards_dealt, result.wild_rank) == rnd
+        mult = rules.score_multiplier(result.wild_rank)
+        for seat in range(game.num_players):
+            arrangement = result.arrangements[seat]
+            assert result.penalties[seat] == mult * (
+                result.deadwood_points[seat] + result.false_outs[seat]
+            )
+            assert arrangement.points == result.deadwood_points[seat]
+            if seat == result.went_out:
+                assert arrangement.points == 0
+            elif not rules.redemption and not rules.joker_layoff:
+                # The scored arrangement is the solver's best for the final hand.
+                hand = [c for meld in arrangement.melds for c in meld] + list(arrangement.deadwood)
+                assert solve(hand, result.wild_rank, rules).points == arrangement.points
+            totals[seat] += result.penalties[seat]
+    assert totals == game.scores
+    best = min(game.scores)
+    assert game.winners == [s for s, v in enumerate(game.scores) if v == best]
+
+
+@pytest.mark.parametrize("block", range(4))
+def test_invariants_over_random_games_and_rules(block):
+    """Invariants at every step of random games under random rule options (RULES.md, all)."""
+    rnd = random.Random(1000 + block)
+    for g in range(60):
+        rules = random_rules(rnd)
+        game = Game(rules, seed=rnd.randrange(2**31))
+        limit = rules.num_rounds * (rules.turn_cap + rules.num_players + 1) * 2
+        steps = 0
+        while not game.is_over:
+            check_invariants(game)
+            game.apply(pick(rnd, game.legal_moves()))
+            steps += 1
+            assert steps <= limit, "the game did not end"
+        check_invariants(game)
+        check_results(game)
+
+
+def test_record_replays_identically():
+    rnd = random.Random(5)
+    for _ in range(10):
+        rules = random_rules(rnd)
+        game = Game(rules, seed=rnd.randrange(2**31))
+        while not game.is_over:
+            game.apply(pick(rnd, game.legal_moves()))
+        text = game.to_json()
+        replay = Game.from_record(text)
+        assert replay.moves == game.moves
+        assert replay.scores == game.scores
+        assert [r.penalties for r in replay.round_results] == [
+            r.penalties for r in game.round_results
+        ]
+
+
+def test_record_of_unfinished_game_replays_to_same_state():
+    game = Game(Rules(num_players=3), seed=11)
+    rnd = random.Random(0)
+    for _ in range(57):
+        game.apply(pick(rnd, game.legal_moves()))
+    replay = Game.from_record(game.record())
+    assert replay.full_state() == game.full_state()
+    assert replay.legal_moves() == game.legal_moves()
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda r: "{not json", "not valid JSON"),
+        (lambda r: {**r, "format": "other"}, "not a tt_env game record"),
+        (lambda r: {**r, "version": 99}, "version"),
+        (lambda r: {k: v for k, v in r.items() if k != "seed"}, "no 'seed'"),
+        (lambda r: {**r, "rules": {**r["rules"], "colour": 1}}, "unknown rule option"),
+        (lambda r: {**r, "rules": {**r["rules"], "num_players": 1}}, "num_players"),
+        (lambda r: {**r, "moves": r["moves"][:3] + ["discard ZZ"]}, "move 3"),
+        (lambda r: {**r, "moves": ["discard 7H"] + r["moves"]}, "move 0"),
+        (lambda r: {**r, "scores": [s + 1 for s in r["scores"]]}, "does not match"),
+        (lambda r: {**r, "seed": r["seed"] + 1}, "record"),
+    ],
+)
+def test_corrupt_record_raises_clear_error(mutate, message):
+    game = Game(Rules(), seed=3)
+    rnd = random.Random(3)
+    while not game.is_over:
+        game.apply(pick(rnd, game.legal_moves()))
+    with pytest.raises(RecordError, match=message):
+        Game.from_record(mutate(json.loads(game.to_json())))
+
+
+def test_illegal_moves_raise_and_leave_state_unchanged():
+    game = Game(Rules(num_players=2), seed=4)
+    before = (game.full_state(), game.legal_moves(), list(game.moves))
+    for move in [DISCARD[0], GO_OUT[5], Move(MoveKind.DISCARD, 99), "nonsense"]:
+        with pytest.raises((IllegalMoveError, ValueError)):
+            game.apply(move)
+        assert (game.full_state(), game.legal_moves(), list(game.moves)) == before
+    game.apply(TAKE_DISCARD)
+    before = (game.full_state(), game.legal_moves())
+    taken = game.drawn_upcard
+    with pytest.raises(IllegalMoveError, match="just taken from the discard pile"):
+        game.apply(DISCARD[taken])
+    with pytest.raises(IllegalMoveError, match="already drawn"):
+        game.apply(DRAW_STOCK)
+    missing = next(k for k in range(52) if game.hand_counts(game.current)[k] == 0)
+    with pytest.raises(IllegalMoveError, match="does not hold"):
+        game.apply(DISCARD[missing])
+    assert (game.full_state(), game.legal_moves()) == before
+
+
+def test_seeded_games_are_identical_and_seeds_differ():
+    a, b, c = Game(seed=8), Game(seed=8), Game(seed=9)
+    assert a.full_state() == b.full_state()
+    assert a.full_state() != c.full_state()
+    with pytest.raises(ValueError, match="seed"):
+        Game(seed=-1)
+
+
+def test_view_hides_other_hands_and_stock():
+    game = Game(Rules(num_players=3), seed=2)
+    view = game.view(1)
+    assert view.hand == game.hand_counts(1)
+    assert not hasattr(view, "hands") and not hasattr(view, "stock")
+    assert view.hand_sizes == tuple(sum(h) for h in game.all_hands())
+    assert view.legal_moves == (() if game.current != 1 else tuple(game.legal_moves()))
+
+
+def test_move_text_round_trip():
+    for move in [DRAW_STOCK, TAKE_DISCARD, *DISCARD, *GO_OUT]:
+        assert Move.parse(str(move)) == move
+    with pytest.raises(ValueError, match="unknown move"):
+        Move.parse("fold")
