@@ -9,4 +9,16 @@ from .rules import Rules
 
 __version__ = "0.1.0"
 
-__all__ = ["Card", "Rules", "format_cards", "parse_card", "parse_cards", "__version__"]
+__all__ = [
+    "Card", "Rules", "format_cards", "parse_card", "parse_cards", "three_thirteen_v0", "__version__",
+]
+
+
+def __getattr__(name: str):
+    # The environments import gymnasium and pettingzoo: load them on first use only, so that the
+    # engine stays importable (and quick to import) without the RL packages.
+    if name == "three_thirteen_v0":
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -74,10 +74,11 @@ class Move(NamedTuple):
             return TAKE_DISCARD
         if len(words) == 2 and words[0] == "discard":
             return DISCARD[parse_card(words[1])]
-        if len(words) in (2, 4) and words[:2] == ["go", "out"] and words[2:3] in ([], ["discard"]):
-            return GO_OUT[parse_card(words[-1])]
-        if len(words) == 2 and words[0] == "out":
-            return GO_OUT[parse_card(words[1])]
+        rest = words[2:] if words[:2] == ["go", "out"] else words[1:] if words[:1] == ["out"] else None
+        if rest is not None:
+            rest = rest[1:] if rest[:1] == ["discard"] else rest
+            if len(rest) == 1:
+                return GO_OUT[parse_card(rest[0])]
         raise ValueError(
             f"unknown move {text!r}: expected 'draw stock', 'take discard', 'discard 7H' or "
             "'go out, discard 7H'"
@@ -128,6 +129,7 @@ class _Round:
     false_outs: list[int] = field(default_factory=list)
     scored: dict[int, tuple[int, Arrangement]] = field(default_factory=dict)  # redemption
     turns: int = 0
+    rng: np.random.Generator | None = None  # stock rebuilds
 
 
 class Game:
@@ -147,14 +149,13 @@ class Game:
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
         self.seed = int(seed)
-        self._rng = np.random.default_rng(self.seed)
         n = self.rules.num_players
         self.num_players = n
         self.scores = [0] * n
         self.round_results: list[RoundResult] = []
         self.moves: list[Move] = []
         self.round_index = 0
-        self.first_dealer = int(self._rng.integers(n))
+        self.first_dealer = int(np.random.default_rng(self.seed).integers(n))
         self.phase = Phase.DRAW
         self.current = 0
         self._legal_cache: list[Move] | None = None
@@ -181,7 +182,11 @@ class Game:
 
     def _deal(self) -> None:
         rules, n = self.rules, self.num_players
-        deck = shuffled_deck(self._rng, rules.decks, rules.jokers_per_deck)
+        # Each round has random streams of its own (the deal, then stock rebuilds), derived from
+        # the seed and the round, so that a round's deal does not depend on what happened in
+        # earlier rounds: duplicate tournaments replay the same deals in every seating.
+        deal_rng = np.random.default_rng((self.seed, self.round_index, 0))
+        deck = shuffled_deck(deal_rng, rules.decks, rules.jokers_per_deck)
         hands = [[0] * NUM_KINDS for _ in range(n)]
         size = self.cards_dealt
         # Deal one card at a time, starting left of the dealer.
@@ -194,6 +199,7 @@ class Game:
             discard_pile=[int(upcard)],
             taken=[[0] * NUM_KINDS for _ in range(n)],
             false_outs=[0] * n,
+            rng=np.random.default_rng((self.seed, self.round_index, 1)),
         )
         self.current = (self.dealer + 1) % n  # RULES.md: left of the dealer plays first
         self.phase = Phase.DRAW
@@ -231,6 +237,7 @@ class Game:
             discard_pile=_parse(discard_pile),
             taken=[[0] * NUM_KINDS for _ in range(self.num_players)],
             false_outs=[0] * self.num_players,
+            rng=np.random.default_rng((self.seed, self.round_index, 1)),
         )
         if current is not None:
             self.current = current
@@ -340,7 +347,7 @@ class Game:
         # stock when the stock is empty at a draw.
         r = self._round
         top = r.discard_pile.pop()
-        order = self._rng.permutation(len(r.discard_pile))
+        order = r.rng.permutation(len(r.discard_pile))
         r.stock = [r.discard_pile[i] for i in order]
         r.discard_pile = [top]
 

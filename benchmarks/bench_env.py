@@ -1,0 +1,138 @@
+"""Agent-steps per second of ``three_thirteen_v0`` under random legal play.
+
+Every step reads the observation and the action mask (``env.last()``), as an RL loop does, picks a
+random legal action and steps. Only steps with an action count (not the ``None`` steps of
+terminated agents); a finished episode is reset at once.
+
+    python benchmarks/bench_env.py --players 2 --steps 50000 --seed 0
+    python benchmarks/bench_env.py --profile        # cProfile of the raw_env loop, top 25
+    python benchmarks/bench_env.py --split          # the solver's share of raw_env's time
+
+The peers of issue 3, section 8 (RLCard's ``gin-rummy`` and OpenSpiel's ``gin_rummy``) are run by
+the functions in the PEERS section below; they need the ``bench`` extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import random
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from tt_env import three_thirteen_v0
+
+
+def play_aec(env, steps: int, seed: int) -> float:
+    """Random legal play on a PettingZoo AEC env for ``steps`` agent-steps; returns steps/s."""
+    rnd = random.Random(seed)
+    env.reset(seed=seed)
+    done = 0
+    start = time.perf_counter()
+    while done < steps:
+        obs, reward, termination, truncation, info = env.last()
+        if termination or truncation:
+            env.step(None)
+            if not env.agents:
+                env.reset()
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rnd.randrange(len(legal))]))
+        done += 1
+    return done / (time.perf_counter() - start)
+
+
+def bench_tt(players: int, steps: int, seed: int) -> dict[str, float]:
+    """``raw_env`` and ``env()`` of three_thirteen_v0."""
+    return {
+        "three_thirteen_v0 raw_env": play_aec(
+            three_thirteen_v0.raw_env(num_players=players), steps, seed),
+        "three_thirteen_v0 env()": play_aec(
+            three_thirteen_v0.env(num_players=players), steps, seed),
+    }
+
+
+def solver_split(players: int, steps: int, seed: int) -> str:
+    """raw_env's rate and the share of its time spent in the solver's go-out check.
+
+    The engine asks :func:`tt_env.melds.discard_penalties` which discards leave no deadwood at
+    every discard phase (to build the legal moves, hence the mask); it is timed here by wrapping
+    the engine's reference to it for the duration of the run."""
+    from tt_env import engine
+
+    real = engine.discard_penalties
+    spent = [0.0, 0]
+
+    def timed(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return real(*args, **kwargs)
+        finally:
+            spent[0] += time.perf_counter() - start
+            spent[1] += 1
+
+    engine.discard_penalties = timed
+    try:
+        start = time.perf_counter()
+        rate = play_aec(three_thirteen_v0.raw_env(num_players=players), steps, seed)
+        total = time.perf_counter() - start
+    finally:
+        engine.discard_penalties = real
+    per_call = 1e6 * spent[0] / max(1, spent[1])
+    rest = 1e6 * (total - spent[0]) / steps
+    return (f"raw_env {rate:,.0f} agent-steps/s; solver (discard_penalties) {spent[0]:.2f} s of "
+            f"{total:.2f} s = {100 * spent[0] / total:.0f}%, {spent[1]} calls, "
+            f"{per_call:.0f} us/call; everything else {rest:.1f} us/agent-step")
+
+
+# ------------------------------------------------------------------------------------- PEERS
+# Peers for the comparison of issue 3, section 8, each returning {label: agent-steps/s} or {} when
+# its package is missing (pip install -e ".[bench]"):
+#   * RLCard's raw env, rlcard.make("gin-rummy") (the engine of PettingZoo's removed gin_rummy_v4);
+#   * OpenSpiel's gin_rummy (pyspiel), writing its observation tensor every step.
+# They are added here; main() prints every result and the ratios to the first peer found.
+PEERS: list[Callable[[int, int], dict[str, float]]] = []
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=2, help="number of players")
+    parser.add_argument("--steps", type=int, default=50_000, help="agent-steps per environment")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the games and the play")
+    parser.add_argument("--profile", action="store_true",
+                        help="profile the raw_env loop with cProfile instead of timing")
+    parser.add_argument("--split", action="store_true",
+                        help="time the solver's share of the raw_env loop instead")
+    args = parser.parse_args()
+
+    if args.split:
+        print(solver_split(args.players, args.steps, args.seed))
+        return
+
+    if args.profile:
+        env = three_thirteen_v0.raw_env(num_players=args.players)
+        profiler = cProfile.Profile()
+        profiler.runcall(play_aec, env, args.steps, args.seed)
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+        return
+
+    results = bench_tt(args.players, args.steps, args.seed)
+    for peer in PEERS:
+        results.update(peer(args.steps, args.seed))
+    print(f"{args.players} players, {args.steps} agent-steps each, random legal play, "
+          "observation and mask every step")
+    for label, rate in results.items():
+        print(f"  {label:<32} {rate:>10,.0f} agent-steps/s")
+    peers = [k for k in results if not k.startswith("three_thirteen_v0")]
+    if peers:
+        base = results[peers[0]]
+        for label, rate in results.items():
+            if label != peers[0]:
+                print(f"  {label} / {peers[0]}: {rate / base:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

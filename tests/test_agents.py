@@ -1,0 +1,239 @@
+"""Agents: legal play under rule variants, the greedy rule, the counting agent, the registry."""
+
+from __future__ import annotations
+
+import ast
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tt_env import three_thirteen_v0
+from tt_env.actions import (
+    DRAW_STOCK_ACTION,
+    TAKE_DISCARD_ACTION,
+    describe,
+    discard_action,
+    go_out_action,
+)
+from tt_env.agents import (
+    BUILTIN_AGENTS,
+    CountingAgent,
+    GreedyAgent,
+    RandomAgent,
+    make_agent,
+    register_model_loader,
+    spec_label,
+)
+from tt_env.agents import _MODEL_LOADERS
+from tt_env.cards import parse_card
+from tt_env.engine import Game
+from tt_env.rules import Rules
+
+AGENTS_DIR = Path(__file__).resolve().parents[1] / "tt_env" / "agents"
+
+
+# ---------------------------------------------------------------------------------- legality
+def variant_rules(rnd: random.Random, num_players: int) -> Rules:
+    """Random rule options with a short turn cap, so that whole games stay quick."""
+    jokers = rnd.choice([0, 2])
+    cap = rnd.choice([None, 1, 2])
+    return Rules(
+        num_players=num_players,
+        max_wilds_per_meld=cap,
+        unused_wild_penalty=rnd.choice([None, 15]),
+        aces_high=rnd.random() < 0.4,
+        court_values=rnd.random() < 0.3,
+        extra_rounds=rnd.choice([0, 0, 2]),
+        jokers_per_deck=jokers,
+        joker_layoff=jokers > 0 and rnd.random() < 0.5,
+        redemption=rnd.random() < 0.3,
+        double_court_rounds=rnd.random() < 0.3,
+        all_wild_melds=cap is None and rnd.random() < 0.3,
+        false_out_penalty=rnd.choice([None, None, 20]),
+        discard_drawn_upcard=rnd.random() < 0.3,
+        max_turns_per_round=rnd.randint(2, 4) * num_players,
+    )
+
+
+def play(rules: Rules, agents, seed: int) -> Game:
+    """One whole game through the raw env (which raises on an illegal action)."""
+    env = three_thirteen_v0.raw_env(rules=rules)
+    env.reset(seed=seed)
+    for agent, s in zip(agents, range(len(agents))):
+        agent.reset(seed + s)
+    rounds = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        agent = agents[env.possible_agents.index(name)]
+        action = agent.act(obs["observation"], obs["action_mask"])
+        assert isinstance(action, int)
+        assert obs["action_mask"][action] == 1, f"{agent.name} chose {describe(action)}"
+        env.step(action)
+        if len(env.game.round_results) != rounds:
+            rounds = len(env.game.round_results)
+            for a in agents:
+                a.new_round()
+    assert env.game.is_over
+    return env.game
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_every_agent_plays_only_legal_actions(case):
+    rnd = random.Random(case)
+    n = (2, 2, 3, 4, 2, 3, 2, 5, 2, 8, 3, 2)[case]
+    rules = variant_rules(rnd, n)
+    names = list(BUILTIN_AGENTS)
+    agents = [make_agent(names[(case + s) % len(names)], n, rules, seed=s) for s in range(n)]
+    game = play(rules, agents, seed=100 + case)
+    assert len(game.round_results) == rules.num_rounds
+
+
+def test_random_agent_is_uniform_and_seeded():
+    mask = np.zeros(108, np.int8)
+    mask[[2, 9, 40]] = 1
+    agent = RandomAgent(seed=3)
+    picks = [agent.act(np.zeros(1), mask) for _ in range(3000)]
+    assert set(picks) == {2, 9, 40}
+    assert all(abs(picks.count(a) / 3000 - 1 / 3) < 0.04 for a in (2, 9, 40))
+    again = RandomAgent(seed=3)
+    assert [again.act(np.zeros(1), mask) for _ in range(50)] == picks[:50]
+    agent.reset(3)
+    assert [agent.act(np.zeros(1), mask) for _ in range(50)] == picks[:50]
+
+
+def test_agents_refuse_an_empty_mask():
+    env = three_thirteen_v0.raw_env()
+    env.reset(seed=0)
+    other = env.possible_agents[1 - env.possible_agents.index(env.agent_selection)]
+    obs = env.observe(other)
+    for agent in (RandomAgent(), GreedyAgent(), CountingAgent()):
+        with pytest.raises(ValueError, match="not on turn"):
+            agent.act(obs["observation"], obs["action_mask"])
+
+
+# ---------------------------------------------------------------------------------- scripted
+def arranged_env(hands, stock="", pile="", round_index=0, rules=None, current=0):
+    """An env whose current round is dealt as given (hands as strings, seat 0 to move)."""
+    rules = rules or Rules()
+    game = Game(rules, seed=0)
+    game.arrange(hands, stock=stock, discard_pile=pile, current=current, round_index=round_index)
+    env = three_thirteen_v0.raw_env(rules=rules)
+    env.reset(options={"game": game})
+    return env
+
+
+def act(agent, env):
+    obs = env.observe(env.agent_selection)
+    return agent.act(obs["observation"], obs["action_mask"])
+
+
+def test_greedy_takes_the_discard_only_when_it_lowers_the_penalty():
+    # Round 1: threes are wild. 5H 6H KS = 21 points.
+    takes = arranged_env(["5H 6H KS", "2C 9D JD"], stock="4S 8C", pile="2D 7H")
+    assert act(GreedyAgent(), takes) == TAKE_DISCARD_ACTION  # 5-6-7H, discard KS: 0
+    same = arranged_env(["5H 6H KS", "2C 9D JD"], stock="4S 8C", pile="2D QD")
+    assert act(GreedyAgent(), same) == DRAW_STOCK_ACTION  # QD for KS: still 21
+
+
+def test_greedy_goes_out_when_it_can():
+    env = arranged_env(["5H 6H 7H KS", "2C 9D JD 4D"], stock="2S 8H", pile="2D",
+                       round_index=1)  # 4 cards, fours wild; the stock's top is 8H
+    env.step(DRAW_STOCK_ACTION)
+    assert act(GreedyAgent(), env) == go_out_action(parse_card("KS"))  # 5-6-7-8H
+
+
+def test_greedy_discards_the_card_that_leaves_least():
+    env = arranged_env(["5H 6H 9C KS", "2C 9D JD 4D"], stock="2S 2C", pile="2D",
+                       round_index=1)  # 4 cards, fours wild; draws 2C
+    env.step(DRAW_STOCK_ACTION)
+    assert act(GreedyAgent(), env) == discard_action(parse_card("KS"))
+
+
+def test_counting_goes_out_with_a_wild():
+    env = arranged_env(["5H 6H 7H KS", "2C 9D JD 4D"], stock="2S 4C", pile="2D",
+                       round_index=1)  # draws the wild 4C: 5H 6H 7H 4C melds
+    env.step(DRAW_STOCK_ACTION)
+    assert act(CountingAgent(), env) == go_out_action(parse_card("KS"))
+
+
+def test_counting_takes_a_discard_that_completes_a_meld():
+    env = arranged_env(["5H 6H KS", "2C 9D JD"], stock="4S 8C", pile="2D 7H")
+    assert act(CountingAgent(), env) == TAKE_DISCARD_ACTION
+
+
+def test_counting_does_not_feed_the_next_player():
+    # Round 2 (fours wild). Seat 1 takes 9D from the pile, so it is known to collect nines.
+    # Seat 0 then holds 6H 7H 8H 9S 2S: throwing 9S leaves the fewest points (greedy does), but
+    # it feeds seat 1's nines; with a high feed cost the counting agent keeps it back.
+    rules = Rules()
+    game = Game(rules, seed=0)
+    game.arrange(["6H 7H 8H 9S", "2C 3D JD 9C"], stock="KC KD 2S", discard_pile="AC 9D",
+                 current=1, round_index=1)
+    env = three_thirteen_v0.raw_env(rules=rules)
+    env.reset(options={"game": game})
+    env.step(TAKE_DISCARD_ACTION)
+    env.step(discard_action(parse_card("JD")))
+    env.step(DRAW_STOCK_ACTION)  # seat 0 draws 2S
+    assert act(GreedyAgent(), env) == discard_action(parse_card("9S"))
+    wary = CountingAgent(lookahead=0.0, feed_cost=50.0)
+    assert act(wary, env) == discard_action(parse_card("2S"))
+
+
+# ---------------------------------------------------------------------------------- registry
+def test_make_agent_specs():
+    rules = Rules(num_players=3)
+    assert isinstance(make_agent("random", 3, rules, 1), RandomAgent)
+    assert isinstance(make_agent("Greedy", 3, rules), GreedyAgent)
+    assert isinstance(make_agent("counting", 3, rules), CountingAgent)
+    custom = make_agent("tt_env.agents.greedy:GreedyAgent", 3, rules)
+    assert isinstance(custom, GreedyAgent) and custom.num_players == 3
+    with pytest.raises(ValueError, match="unknown agent"):
+        make_agent("nobody", 3, rules)
+    with pytest.raises(ValueError, match="no class"):
+        make_agent("tt_env.agents.greedy:Nope", 3, rules)
+    with pytest.raises(ValueError, match="cannot import"):
+        make_agent("no_such_module_xyz:Agent", 3, rules)
+    with pytest.raises(ValueError, match="rules are for"):
+        make_agent("random", 2, rules)
+    assert spec_label("tt_env.agents.greedy:GreedyAgent") == "GreedyAgent"
+    assert spec_label("models/ppo_2p.zip") == "ppo_2p"
+
+
+def test_model_paths_need_a_loader(tmp_path):
+    model = tmp_path / "ppo.zip"
+    model.write_bytes(b"not a model")
+    with pytest.raises(ValueError, match="model loading is not available yet"):
+        make_agent(str(model), 2)
+
+    def loader(spec, num_players, rules, seed):
+        return RandomAgent(num_players, rules, seed) if spec.endswith(".zip") else None
+
+    register_model_loader(loader)
+    try:
+        assert isinstance(make_agent(str(model), 2), RandomAgent)
+    finally:
+        _MODEL_LOADERS.remove(loader)
+
+
+def test_agents_never_import_the_engine_or_the_env():
+    """Agents act from the observation: they may not reach for the engine's hidden state."""
+    forbidden = {"engine", "three_thirteen_v0", "single_agent", "env"}
+    for path in AGENTS_DIR.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                parts = set((node.module or "").split("."))
+                names = {a.name for a in node.names}
+                assert not parts & forbidden, f"{path.name} imports {node.module}"
+                assert not names & forbidden, f"{path.name} imports {names & forbidden}"
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    assert not set(alias.name.split(".")) & forbidden, path.name
+            elif isinstance(node, ast.Attribute):
+                assert node.attr not in ("game", "all_hands", "stock_cards"), (
+                    f"{path.name} reads .{node.attr}")

@@ -1,0 +1,295 @@
+"""The arena: statistics on known inputs, the duplicate schedule, determinism, the command line."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tt_env import arena
+from tt_env.arena import (
+    GameResult,
+    Match,
+    TournamentResult,
+    mean_ci,
+    run_tournament,
+    schedule,
+    t_quantile,
+)
+from tt_env.rules import Rules
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ---------------------------------------------------------------------------------- statistics
+@pytest.mark.parametrize("df, expected", [
+    (1, 12.706204736174707), (2, 4.302652729749464), (5, 2.570581835636314),
+    (10, 2.228138851986274), (30, 2.042272456301238), (1000, 1.962339080826841),
+])
+def test_t_quantile_matches_tables(df, expected):
+    assert t_quantile(0.975, df) == pytest.approx(expected, abs=1e-9)
+
+
+def test_mean_ci_exact_on_known_values():
+    est = mean_ci([1, 2, 3, 4, 5])
+    half = 2.7764451051977987 * math.sqrt(2.5) / math.sqrt(5)
+    assert est.mean == 3.0 and est.n == 5
+    assert est.low == pytest.approx(3.0 - half, abs=1e-9)
+    assert est.high == pytest.approx(3.0 + half, abs=1e-9)
+    constant = mean_ci([7, 7, 7])
+    assert (constant.mean, constant.low, constant.high) == (7.0, 7.0, 7.0)
+    single = mean_ci([4])
+    assert single.mean == 4.0 and math.isnan(single.low) and math.isnan(single.high)
+
+
+# ---------------------------------------------------------------------------------- schedule
+@pytest.mark.parametrize("agents, seats", [(2, 2), (3, 3), (4, 4), (3, 2), (4, 2), (4, 3)])
+def test_schedule_is_duplicate(agents, seats):
+    games = 3
+    matches = schedule(agents, seats, games, seed=11)
+    tables = math.comb(agents, seats)
+    assert len(matches) == games * tables * seats
+    for deal in range(games):
+        mine = [m for m in matches if m.deal == deal]
+        assert len({m.env_seed for m in mine}) == 1  # the same cards in every seating
+        for t in range(tables):
+            rotations = [m for m in mine if m.table == t]
+            members = set(rotations[0].seats)
+            for seat in range(seats):  # every agent of the table plays every seat once
+                assert sorted(m.seats[seat] for m in rotations) == sorted(members)
+    assert len({m.env_seed for m in matches}) == games
+    assert schedule(agents, seats, games, seed=11) == matches
+    assert schedule(agents, seats, games, seed=12)[0].env_seed != matches[0].env_seed
+
+
+def test_schedule_needs_enough_agents():
+    with pytest.raises(arena.ArenaError, match="repeat a name"):
+        schedule(1, 2, 1, seed=0)
+
+
+# ---------------------------------------------------------------------------------- rigged games
+BASE = {0: 10, 1: 25, 2: 25}  # per agent: its score in every game, plus the seat and deal terms
+SEAT_BONUS = (0, 4, 8)
+
+
+def _rigged_play(match: Match, agents, rules: Rules, episode: str = "game") -> GameResult:
+    """A game whose scores are known: agent a in seat s scores BASE[a] + SEAT_BONUS[s] + deal."""
+    scores = tuple(BASE[a] + SEAT_BONUS[s] + match.deal for s, a in enumerate(match.seats))
+    rounds = (scores,)  # one round per game: the penalty per round is the score
+    best = min(scores)
+    return GameResult(match.deal, match.table, match.rotation, match.seats, scores, rounds,
+                      (scores.index(best),), tuple(s for s, x in enumerate(scores) if x == best),
+                      steps=1)
+
+
+def test_rigged_tournament_statistics_are_exact(monkeypatch):
+    monkeypatch.setattr(arena, "play_game", _rigged_play)
+    deals = 5
+    result = run_tournament(["greedy", "random", "random"], games=deals, seed=3, seats=3,
+                            episode="round")
+    stats = {s.label: s for s in result.agents}
+    mean_bonus = sum(SEAT_BONUS) / 3  # every agent sits in every seat once per deal
+    deal_values = np.arange(deals, dtype=float)
+    half = t_quantile(0.975, deals - 1) * deal_values.std(ddof=1) / math.sqrt(deals)
+    for label, a in (("greedy", 0), ("random#1", 1), ("random#2", 2)):
+        s = stats[label]
+        expected = BASE[a] + mean_bonus + deal_values.mean()
+        assert s.games == deals * 3
+        assert s.score.mean == pytest.approx(expected, abs=1e-12)
+        assert s.score.half_width == pytest.approx(half, abs=1e-9)  # over deals, not games
+        assert s.score.n == deals
+        assert s.round_penalty.mean == pytest.approx(expected, abs=1e-12)
+    # greedy always wins; the two randoms score alike: in each game one of them sits lower...
+    assert stats["greedy"].win_rate.mean == 1.0
+    assert stats["greedy"].win_rate.half_width == 0.0
+    assert stats["random#1"].win_rate.mean == 0.0
+    assert stats["greedy"].out_rate.mean == 1.0
+    # pairwise: the seat terms cancel over the rotations, the deal terms within each game
+    pair = result.pair("greedy", "random#1")
+    assert pair.diff.mean == pytest.approx(-15.0, abs=1e-12)
+    assert pair.diff.half_width == pytest.approx(0.0, abs=1e-12)
+    assert pair.games == deals * 3
+    assert result.pair("random#1", "greedy").diff.mean == pytest.approx(15.0, abs=1e-12)
+    assert result.pair("random#1", "random#2").diff.mean == pytest.approx(0.0, abs=1e-12)
+    board = [s.label for s in result.leaderboard]
+    assert board[0] == "greedy"
+    ordinal = {s.label: s.rating_ordinal for s in result.agents}
+    assert ordinal["greedy"] > ordinal["random#1"] and ordinal["greedy"] > ordinal["random#2"]
+
+
+def test_rigged_ties_share_the_win(monkeypatch):
+    def tie(match, agents, rules, episode="game"):
+        scores = (5,) * len(match.seats)
+        return GameResult(match.deal, match.table, match.rotation, match.seats, scores,
+                          (scores,), (None,), tuple(range(len(scores))), 1)
+
+    monkeypatch.setattr(arena, "play_game", tie)
+    result = run_tournament(["random", "greedy"], games=3, seed=0, episode="round")
+    for s in result.agents:
+        assert s.win_rate.mean == pytest.approx(0.5)
+        assert s.out_rate.mean == 0.0
+    assert result.pair("random", "greedy").diff.mean == 0.0
+
+
+def test_round_robin_pairs_only_count_games_together(monkeypatch):
+    monkeypatch.setattr(arena, "play_game", _rigged_play)
+    result = run_tournament(["greedy", "random", "counting"], games=4, seed=1, seats=2,
+                            episode="round")
+    assert len(result.results) == 4 * 3 * 2  # deals x tables x rotations
+    pair = result.pair("greedy", "random")
+    assert pair.games == 4 * 2
+    assert pair.diff.mean == pytest.approx(-15.0)  # BASE[0] - BASE[1]; seat terms cancel
+    assert {s.label: s.games for s in result.agents} == {"greedy": 16, "random": 16,
+                                                         "counting": 16}
+
+
+# ---------------------------------------------------------------------------------- real games
+def _dealt_hands(rules: Rules, match: Match, specs) -> list:
+    """Every seat's cards at the start of every round of ``match`` played by ``specs``."""
+    from tt_env import three_thirteen_v0
+    from tt_env.agents import make_agent
+
+    env = three_thirteen_v0.raw_env(rules=rules)
+    env.reset(seed=match.env_seed)
+    agents = [make_agent(specs[s], 2, rules, match.agent_seeds[s]) for s in range(2)]
+    dealt = [env.game.all_hands()]
+    rounds = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        seat = env.possible_agents.index(name)
+        env.step(agents[seat].act(obs["observation"], obs["action_mask"]))
+        if len(env.game.round_results) != rounds and not env.game.is_over:
+            rounds = len(env.game.round_results)
+            dealt.append(env.game.all_hands())
+    assert len(dealt) == rules.num_rounds
+    return dealt
+
+
+def test_duplicate_deals_give_every_seat_the_same_cards():
+    """The seatings of one deal, whoever sits where, start every round from the same cards."""
+    rules = Rules(max_turns_per_round=8)
+    match_a, match_b = schedule(2, 2, 1, seed=5)
+    assert match_a.env_seed == match_b.env_seed
+    assert (_dealt_hands(rules, match_a, ("greedy", "counting"))
+            == _dealt_hands(rules, match_b, ("counting", "greedy")))
+
+
+def test_duplicate_deals_survive_stock_rebuilds():
+    # Random play with a long turn cap empties the stock, so the discard pile is shuffled into
+    # a new stock in some rounds of one seating and not of the other.
+    rules = Rules(max_turns_per_round=150)
+    match_a, match_b = schedule(2, 2, 1, seed=5)
+    assert (_dealt_hands(rules, match_a, ("random", "greedy"))
+            == _dealt_hands(rules, match_b, ("random", "random")))
+
+
+def _comparable(result: TournamentResult) -> dict:
+    data = result.to_dict()
+    data["settings"].pop("elapsed_seconds")
+    data["settings"].pop("workers")
+    return data
+
+
+def test_results_do_not_depend_on_workers():
+    kwargs = dict(games=3, seed=21, episode="round", rules=Rules(max_turns_per_round=12))
+    one = run_tournament(["random", "greedy", "counting"], workers=1, seats=2, **kwargs)
+    two = run_tournament(["random", "greedy", "counting"], workers=2, seats=2, **kwargs)
+    assert _comparable(one) == _comparable(two)
+    again = run_tournament(["random", "greedy", "counting"], workers=1, seats=2, **kwargs)
+    assert _comparable(again) == _comparable(one)
+
+
+def test_real_games_match_a_replay():
+    """The arena's bookkeeping equals the environment's own scores for the same seeds."""
+    from tt_env import three_thirteen_v0
+    from tt_env.agents import make_agent
+
+    rules = Rules(max_turns_per_round=10)
+    result = run_tournament(["greedy", "random"], rules=rules, games=2, seed=4)
+    for game, match in zip(result.results, schedule(2, 2, 2, seed=4)):
+        assert game.key == match.key and game.seats == match.seats
+        env = three_thirteen_v0.raw_env(rules=rules)
+        env.reset(seed=match.env_seed)
+        specs = [result.specs[a] for a in match.seats]
+        agents = [make_agent(specs[s], 2, rules, match.agent_seeds[s]) for s in range(2)]
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            seat = env.possible_agents.index(name)
+            env.step(agents[seat].act(obs["observation"], obs["action_mask"]))
+        assert game.scores == tuple(env.game.scores)
+        assert len(game.round_penalties) == rules.num_rounds
+        assert tuple(map(sum, zip(*game.round_penalties))) == game.scores
+    stats = {s.label: s for s in result.agents}
+    for a, label in enumerate(result.labels):
+        mine = [g.scores[g.seats.index(a)] for g in result.results]
+        assert stats[label].score.mean == pytest.approx(np.mean(mine))  # balanced design
+
+
+def test_illegal_agent_is_named(monkeypatch):
+    class Bad:
+        name = "bad"
+
+        def __init__(self, **kwargs):
+            pass
+
+        def act(self, observation, action_mask):
+            return 107  # go out discarding a joker: never legal in standard rules
+
+    monkeypatch.setattr("tt_env.agents.BUILTIN_AGENTS", {"random": Bad, "greedy": Bad,
+                                                         "counting": Bad})
+    with pytest.raises(arena.ArenaError, match="illegal action"):
+        run_tournament(["random", "greedy"], games=1, episode="round")
+
+
+# ---------------------------------------------------------------------------------- outputs
+def test_outputs(tmp_path, monkeypatch):
+    monkeypatch.setattr(arena, "play_game", _rigged_play)
+    result = run_tournament(["greedy", "random"], games=3, seed=0, episode="round")
+    rows = list(csv.DictReader(io.StringIO(result.to_csv(tmp_path / "r.csv"))))
+    assert [r["agent"] for r in rows] == ["greedy", "random"]
+    assert float(rows[0]["score"]) == pytest.approx(result.leaderboard[0].score.mean, rel=1e-5)
+    data = json.loads(result.to_json(tmp_path / "r.json"))
+    assert data["settings"]["games_played"] == 6 and len(data["games"]) == 6
+    assert json.loads((tmp_path / "r.json").read_text()) == data
+    result.plot(tmp_path / "r.png")
+    assert (tmp_path / "r.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    text = result.table()
+    assert "greedy" in text and "score/game" in text and "row minus column" in text
+
+
+def test_cli_main_in_process(tmp_path, capsys):
+    out = tmp_path / "res.json"
+    status = arena.main(["random,greedy", "--games", "2", "--episode", "round", "--plain",
+                         "--json", str(out), "--preset", "one-wild", "--max-turns-per-round",
+                         "10"])
+    assert status == 0
+    printed = capsys.readouterr().out
+    assert "greedy" in printed and "random" in printed
+    data = json.loads(out.read_text())
+    assert data["settings"]["rules"]["max_wilds_per_meld"] == 1
+    assert data["settings"]["rules"]["max_turns_per_round"] == 10
+    assert arena.main(["nosuchagent", "--games", "1"]) == 2
+    assert "unknown agent" in capsys.readouterr().err
+
+
+def test_cli_end_to_end_subprocess(tmp_path):
+    cmd = [sys.executable, "-m", "tt_env.arena", "random", "greedy", "--games", "2",
+           "--episode", "round", "--csv", str(tmp_path / "a.csv"), "--plot",
+           str(tmp_path / "a.png"), "--seats", "2", "--max-turns-per-round", "10"]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "greedy" in done.stdout
+    assert (tmp_path / "a.csv").exists() and (tmp_path / "a.png").exists()

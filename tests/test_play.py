@@ -1,0 +1,109 @@
+"""tt-play: a scripted person plays against agents; bad input, quitting, Ctrl-C and end of input."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+from tt_env import play
+
+ROOT = Path(__file__).resolve().parents[1]
+SHORT = ["--episode", "round", "--max-turns-per-round", "6", "--seed", "3"]
+
+
+def scripted(lines):
+    """An input function that answers from ``lines``, then raises EOFError like input()."""
+    answers = iter(lines)
+    asked = []
+
+    def input_fn(prompt: str) -> str:
+        asked.append(prompt)
+        try:
+            return next(answers)
+        except StopIteration:
+            raise EOFError from None
+
+    input_fn.asked = asked
+    return input_fn
+
+
+def run(argv, lines):
+    out = io.StringIO()
+    fn = scripted(lines)
+    status = play.main(argv, input_fn=fn, out=out)
+    return status, out.getvalue(), fn.asked
+
+
+def test_a_round_to_the_end_with_numbers_and_words():
+    answers = ["help", "", "nonsense", "99", "discard 7H", "draw stock"] + ["1"] * 40
+    status, text, asked = run(SHORT + ["--opponents", "greedy"], answers)
+    assert status == 0
+    assert "Your hand" in text and "Top discard" in text and "Your moves:" in text
+    assert "1) draw stock" in text
+    assert "I do not understand 'nonsense'" in text
+    assert "There is no move 99" in text
+    assert "not a legal move now" in text  # 'discard 7H' in the draw phase
+    assert "Round 1 over" in text and "Game over" in text
+    assert "End of input" not in text
+
+
+def test_hand_is_shown_with_its_melds():
+    status, text, _ = run(SHORT + ["--opponents", "random", "--ascii"], ["1"] * 40)
+    assert status == 0
+    hand_lines = [line for line in text.splitlines() if line.startswith("Your hand")]
+    assert hand_lines and all("deadwood" in line for line in hand_lines)
+    assert "♥" not in text  # --ascii
+
+
+def test_three_players_and_a_seat():
+    status, text, _ = run(SHORT + ["--opponents", "random,counting", "--seat", "2"],
+                          ["1"] * 60)
+    assert status == 0
+    assert "counting (seat 1)" in text and "You are seat 2" in text
+
+
+def test_quit_eof_and_ctrl_c_leave_cleanly():
+    status, text, _ = run(SHORT, ["quit"])
+    assert status == 0 and "You left the game" in text
+    status, text, _ = run(SHORT, ["1"])
+    assert status == 0 and "End of input" in text
+
+    def interrupt(prompt):
+        raise KeyboardInterrupt
+
+    out = io.StringIO()
+    assert play.main(SHORT, input_fn=interrupt, out=out) == 130
+    assert "Interrupted" in out.getvalue()
+
+
+def test_answers_in_words_and_numbers():
+    from tt_env.actions import discard_action, go_out_action
+    from tt_env.cards import parse_card
+
+    legal = [discard_action(parse_card("7H")), discard_action(parse_card("TS")),
+             go_out_action(parse_card("TS"))]
+    assert play.parse_answer("2", legal) == legal[1]
+    assert play.parse_answer("discard 7♥", legal) == legal[0]
+    assert play.parse_answer("discard 10s", legal) == legal[1]
+    assert play.parse_answer("go out TS", legal) == legal[2]
+    assert play.parse_answer("go out, discard TS", legal) == legal[2]
+    assert play.parse_answer("out 10S", legal) == legal[2]
+    assert "no move 4" in play.parse_answer("4", legal)
+    assert "not a legal move" in play.parse_answer("draw", legal)
+    assert "do not understand" in play.parse_answer("discard 7X", legal)
+
+
+def test_bad_options():
+    assert play.main(["--opponents", "nobody"] + SHORT, input_fn=scripted([]),
+                     out=io.StringIO()) == 2
+
+
+def test_tt_play_with_scripted_stdin():
+    cmd = [sys.executable, "-m", "tt_env.play", *SHORT, "--opponents", "greedy"]
+    done = subprocess.run(cmd, cwd=ROOT, input="take\n" + "1\n" * 40, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Game over" in done.stdout
+    assert "Traceback" not in done.stderr

@@ -1,0 +1,402 @@
+"""The Gymnasium single-agent view: the learner's own rewards, errors, Gymnasium's checker, SB3.
+
+Games are kept short (``episode="round"`` or a small ``max_turns_per_round``); the SB3 tests use
+one thread and a few thousand steps.
+"""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.error import ResetNeeded
+from gymnasium.utils.env_checker import check_env
+
+from tt_env.actions import NUM_ACTIONS, describe
+from tt_env.agents import RandomAgent
+from tt_env.engine import Game
+from tt_env.single_agent import ENV_ID, OpponentError, SingleAgentEnv, register_envs
+from tt_env.three_thirteen_v0 import ActionOutOfBoundsError, IllegalActionError
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _registered():
+    register_envs()  # tt_env/__init__.py does it on import; done here too so the file stands alone
+
+
+def play_random(env: SingleAgentEnv, seed: int, on_step=None):
+    """Play one episode with uniformly random legal actions; returns (rewards, last info)."""
+    rng = np.random.default_rng(seed)
+    obs, info = env.reset(seed=seed)
+    rewards = []
+    while True:
+        mask = env.action_masks()
+        assert mask.dtype == bool and mask.shape == (NUM_ACTIONS,) and mask.any()
+        assert np.array_equal(mask, info["action_mask"].astype(bool))
+        action = int(rng.choice(np.flatnonzero(mask)))
+        before = len(env.game.round_results)
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert env.observation_space.contains(obs)
+        assert not truncated
+        if on_step is not None:
+            on_step(before, reward)
+        rewards.append(reward)
+        if terminated:
+            assert not env.action_masks().any()
+            return rewards, info
+
+
+# ------------------------------------------------------------------------------ rewards
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+@pytest.mark.parametrize("seat", [None, 0, "last"])
+def test_rewards_add_up_to_minus_the_learners_final_score(num_players, seat):
+    seat = num_players - 1 if seat == "last" else seat
+    env = SingleAgentEnv(num_players=num_players, seat=seat, max_turns_per_round=3 * num_players)
+    seats = set()
+    for seed in range(3):
+        def check_step(rounds_before, reward):
+            # Each step brings exactly the learner's penalties of the rounds that ended in it.
+            ended = env.game.round_results[rounds_before:]
+            assert reward == -sum(r.penalties[env.learner_seat] for r in ended)
+
+        rewards, info = play_random(env, seed, check_step)
+        learner = env.learner_seat
+        seats.add(learner)
+        assert seat is None or learner == seat
+        assert info["seat"] == learner and info["agent"] == f"player_{learner}"
+        assert env.game.is_over
+        assert sum(rewards) == -env.game.scores[learner] == -info["score"]
+        assert info["scores"][info["agent"]] == info["score"]
+        assert "winners" in info
+    if seat is None and num_players == 2:
+        assert seats == {0, 1}  # the seat is drawn per episode
+
+
+def test_rewards_of_a_full_game_with_default_rules():
+    env = SingleAgentEnv(num_players=2, opponents="greedy")
+    rewards, info = play_random(env, seed=11)
+    assert len(env.game.round_results) == env.rules.num_rounds
+    assert sum(rewards) == -env.game.scores[env.learner_seat] == -info["score"]
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_round_episodes_add_up_to_minus_the_round_penalty_and_play_the_next_rounds(num_players):
+    env = SingleAgentEnv(num_players=num_players, episode="round")
+    rng = np.random.default_rng(0)
+    env.reset(seed=5)
+    game = env.game
+    for round_number in (1, 2, 3):
+        if round_number > 1:
+            _, info = env.reset()  # no seed: the next round of the same game
+            assert env.game is game and info["round"] == round_number
+        total = 0.0
+        while True:
+            action = int(rng.choice(np.flatnonzero(env.action_masks())))
+            _, reward, terminated, _, info = env.step(action)
+            total += reward
+            if terminated:
+                break
+        assert info["round"] == round_number
+        assert total == -info["round_penalty"] == -game.round_results[-1].penalties[info["seat"]]
+
+
+class _Logged(RandomAgent):
+    """A random opponent that logs the round of each move it makes into a shared list."""
+
+    def __init__(self, log, env_ref, **kwargs):
+        super().__init__(**kwargs)
+        self.log, self.env_ref = log, env_ref
+
+    def act(self, observation, action_mask):
+        self.log.append(("opponent", self.env_ref[0].game.round_index))
+        return super().act(observation, action_mask)
+
+
+def test_penalty_reaches_the_learner_when_an_opponent_ends_the_round():
+    """PettingZoo issue 1147: the learner must get its own penalty, also for rounds that end
+    during the opponents' moves, in the step that returns."""
+    log, env_ref = [], []
+    opponents = [_Logged(log, env_ref, num_players=3, seed=i) for i in range(2)]
+    env = SingleAgentEnv(opponents, num_players=3, seat=0, max_turns_per_round=7)
+    env_ref.append(env)
+    ended_by_opponent = 0
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        env.reset(seed=seed)
+        done = False
+        while not done:
+            results_before = len(env.game.round_results)
+            log.append(("learner", env.game.round_index))
+            mask = env.action_masks()
+            _, reward, done, _, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+            for result in env.game.round_results[results_before:]:
+                last_mover = [who for who, r in log if r == result.round_index][-1]
+                if last_mover == "opponent":
+                    ended_by_opponent += 1
+            ended = env.game.round_results[results_before:]
+            assert reward == -sum(r.penalties[0] for r in ended)
+        log.clear()
+    assert ended_by_opponent >= 5
+
+
+def test_relative_reward_is_passed_through():
+    env = SingleAgentEnv(num_players=3, reward="relative", max_turns_per_round=6)
+    rewards, info = play_random(env, seed=3)
+    scores = env.game.scores
+    own = scores[env.learner_seat]
+    others = [s for i, s in enumerate(scores) if i != env.learner_seat]
+    assert sum(rewards) == pytest.approx(-(own - sum(others) / len(others)))
+
+
+# ------------------------------------------------------------------------------ errors
+def test_illegal_learner_action_raises_and_changes_nothing():
+    env = SingleAgentEnv(num_players=3)
+    obs, info = env.reset(seed=4)
+    mask = env.action_masks()
+    moves = list(env.game.moves)
+    illegal = int(np.flatnonzero(~mask)[0])
+    with pytest.raises(IllegalActionError, match=describe(illegal)):
+        env.step(illegal)
+    assert list(env.game.moves) == moves
+    assert np.array_equal(env.action_masks(), mask)
+    assert np.array_equal(env.aec_env.observe(env.learner)["observation"], obs)
+    with pytest.raises(ActionOutOfBoundsError):
+        env.step(NUM_ACTIONS)
+    with pytest.raises(AssertionError):  # as Gymnasium's own environments assert
+        env.step(-1)
+    env.step(int(np.flatnonzero(mask)[0]))  # the env goes on
+    assert len(env.game.moves) > len(moves)
+
+
+def test_step_before_reset_and_after_the_end_raises():
+    env = SingleAgentEnv(num_players=2, episode="round")
+    with pytest.raises(ResetNeeded):
+        env.step(0)
+    play_random(env, seed=0)
+    with pytest.raises(ResetNeeded):
+        env.step(0)
+
+
+def test_illegal_action_terminate_ends_the_episode_with_the_illegal_reward():
+    env = SingleAgentEnv(num_players=2, illegal_action="terminate", illegal_reward=-500)
+    env.reset(seed=1)
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, truncated) == (-500.0, True, False)
+    assert info["illegal_action"] == illegal and not env.action_masks().any()
+
+
+def test_an_opponent_that_plays_an_illegal_action_is_reported():
+    class Bad:
+        name = "bad"
+
+        def act(self, observation, action_mask):
+            return int(np.flatnonzero(np.asarray(action_mask) == 0)[0])
+
+    env = SingleAgentEnv(Bad(), num_players=2, seat=1)
+    with pytest.raises(OpponentError, match="'bad' in seat 0"):
+        env.reset(seed=0)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="num_players - 1"):
+        SingleAgentEnv(["random"], num_players=3)
+    with pytest.raises(ValueError, match="seat"):
+        SingleAgentEnv(num_players=2, seat=2)
+    with pytest.raises(ValueError, match="max_turns_per_round"):
+        SingleAgentEnv(num_players=4, max_turns_per_round=3)
+    with pytest.raises(TypeError, match="unknown keyword"):
+        SingleAgentEnv(num_players=2, no_such_rule=1)
+    with pytest.raises(ValueError, match="unknown agent"):
+        SingleAgentEnv("no-such-agent", num_players=2)
+    env = SingleAgentEnv(num_players=2)
+    with pytest.raises(ValueError, match="reset option"):
+        env.reset(options={"sear": 1})
+
+
+# ------------------------------------------------------------------------------ conventions
+def test_check_env():
+    # check_env steps with unmasked action_space.sample(): under the default
+    # illegal_action="raise" that raises by design, so the checker runs with "terminate".
+    env = gymnasium.make(ENV_ID, num_players=3, episode="round", illegal_action="terminate")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(env.unwrapped)
+    env.close()
+
+
+def test_make_with_rules_and_options():
+    env = gymnasium.make(ENV_ID, rules="one-wild", num_players=4, opponents=["random", "greedy",
+                                                                             "counting"], seat=2)
+    obs, info = env.reset(seed=0)
+    base = env.unwrapped
+    assert base.rules.num_players == 4 and base.rules.max_wilds_per_meld == 1
+    assert obs.shape == base.observation_space.shape == env.observation_space.shape
+    assert env.get_wrapper_attr("action_masks")().shape == (NUM_ACTIONS,)
+    assert [a.name for a in base.opponents] == ["random", "greedy", "counting"]
+    # the first opponent sits right after the learner
+    assert base._seated[3] is base.opponents[0] and base._seated[0] is base.opponents[1]
+    _, info = env.reset(options={"seat": 1})
+    assert info["seat"] == 1
+
+
+def test_seeded_reset_reproduces_the_episode_and_plays_the_seeds_game():
+    def trajectory(seed):
+        env = SingleAgentEnv(num_players=3, opponents="greedy", max_turns_per_round=9)
+        out = []
+        play_random(env, seed, lambda before, reward: out.append(reward))
+        return out, env.learner_seat, env.game.record()
+
+    a, b = trajectory(7), trajectory(7)
+    assert a == b
+    record = a[2]
+    assert record["seed"] == 7
+    assert Game.from_record(record).scores == record["scores"]
+    assert trajectory(8) != a
+
+
+def test_pickle_round_trip():
+    env = SingleAgentEnv(num_players=3, opponents="greedy", episode="round")
+    env.reset(seed=2)
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    twin = pickle.loads(pickle.dumps(env))
+    for _ in range(20):
+        action = int(np.flatnonzero(env.action_masks())[-1])
+        one, two = env.step(action), twin.step(action)
+        assert np.array_equal(one[0], two[0]) and one[1:4] == two[1:4]
+        if one[2]:
+            break
+
+
+def test_render_shows_the_opponents_moves():
+    env = SingleAgentEnv(num_players=2, seat=0, render_mode="ansi")
+    env.reset(seed=0)
+    env.step(0)
+    env.step(int(np.flatnonzero(env.action_masks())[0]))
+    text = env.render()
+    assert "player_1: " in text and "[learner: player_0]" in text and "Round 1/11" in text
+
+
+def test_agent_hooks_reset_per_game_and_new_round_per_round():
+    class Counting(RandomAgent):
+        resets = rounds = 0
+
+        def reset(self, seed=None):
+            super().reset(seed)  # BaseAgent.reset calls new_round(): count from here
+            self.resets += 1
+            self.rounds = 0
+
+        def new_round(self):
+            self.rounds += 1
+
+    agent = Counting(num_players=2)
+    env = SingleAgentEnv(agent, num_players=2, max_turns_per_round=4)
+    play_random(env, seed=0)
+    assert agent.resets == 1 and agent.rounds == env.rules.num_rounds - 1
+
+
+# ------------------------------------------------------------------------------ SB3
+@pytest.fixture
+def sb3():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("sb3_contrib")
+    torch.set_num_threads(1)
+
+
+def _make(**kwargs):
+    def make():
+        register_envs()  # in a spawned worker too
+        return gymnasium.make(ENV_ID, num_players=2, episode="round", **kwargs)
+
+    return make
+
+
+class LegalityRecorder(gymnasium.Wrapper):
+    """Records every action with the mask in force when it was taken."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.taken: list[tuple[int, bool]] = []
+
+    def step(self, action):
+        mask = self.env.unwrapped.action_masks()
+        self.taken.append((int(action), bool(mask[int(action)])))
+        return self.env.step(action)
+
+
+def test_maskable_ppo_never_takes_a_masked_action(sb3):
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    recorders = []
+
+    def make():
+        env = LegalityRecorder(_make()())
+        recorders.append(env)
+        return env
+
+    vec = DummyVecEnv([make, make])
+    model = MaskablePPO("MlpPolicy", vec, n_steps=256, batch_size=128, n_epochs=2, seed=0,
+                        device="cpu", policy_kwargs=dict(net_arch=[64, 64]))
+    model.learn(total_timesteps=2048)
+    taken = [t for r in recorders for t in r.taken]
+    assert len(taken) >= 2048
+    assert all(legal for _, legal in taken)
+    assert len({a for a, _ in taken}) > 10  # it explored, within the masks
+
+    obs = vec.reset()
+    for _ in range(200):
+        masks = get_action_masks(vec)
+        actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
+        assert all(masks[i, a] for i, a in enumerate(actions))
+        obs, _, _, _ = vec.step(actions)
+    vec.close()
+
+
+def test_predict_with_info_mask_on_a_single_env(sb3):
+    from sb3_contrib import MaskablePPO
+
+    env = _make()()
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, seed=0, device="cpu")
+    obs, info = env.reset(seed=3)
+    for _ in range(100):
+        action, _ = model.predict(obs, action_masks=info["action_mask"], deterministic=True)
+        assert info["action_mask"][int(action)]
+        obs, _, terminated, _, info = env.step(action)
+        if terminated:
+            obs, info = env.reset()
+
+
+def test_subproc_vec_env_with_masks_and_eval_callback(sb3, tmp_path):
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
+    from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    vec = SubprocVecEnv([_make(), _make()], start_method="spawn")
+    try:
+        assert is_masking_supported(vec)
+        vec.seed(0)
+        obs = vec.reset()
+        for _ in range(30):
+            masks = get_action_masks(vec)
+            assert masks.shape == (2, NUM_ACTIONS) and masks.dtype == bool
+            actions = [int(np.flatnonzero(m)[0]) for m in masks]
+            obs, rewards, dones, infos = vec.step(np.array(actions))
+            assert obs.shape == (2, vec.observation_space.shape[0])
+        eval_env = SubprocVecEnv([_make()], start_method="spawn")
+        callback = MaskableEvalCallback(eval_env, eval_freq=128, n_eval_episodes=2,
+                                        best_model_save_path=str(tmp_path), verbose=0)
+        model = MaskablePPO("MlpPolicy", vec, n_steps=128, batch_size=128, n_epochs=1, seed=0,
+                            device="cpu")
+        model.learn(total_timesteps=256, callback=callback)
+        assert callback.n_calls > 0 and len(callback.evaluations_results) >= 1
+        eval_env.close()
+    finally:
+        vec.close()

@@ -1,0 +1,163 @@
+"""Agents that play Three Thirteen from the observation and the action mask alone.
+
+=================  ==========================================  ====================================
+spec               agent                                       plays
+=================  ==========================================  ====================================
+``random``         :class:`RandomAgent`                        a uniformly random legal action
+``greedy``         :class:`GreedyAgent`                        the fewest penalty points now
+``counting``       :class:`CountingAgent`                      counts unseen cards: expected
+                                                               penalty of draws, near-melds,
+                                                               no feeding the next player
+``pkg.mod:Class``  any class (or factory) importable so        whatever it does
+``path/or/name``   a saved model, through a registered         a learned policy
+                   model loader (:func:`register_model_loader`)
+=================  ==========================================  ====================================
+
+:func:`make_agent` builds any of them; ``tt-arena`` and ``tt-play`` take the same specs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+from collections.abc import Callable
+from typing import Any
+
+from ..rules import Rules
+from .base import Agent, BaseAgent, legal_actions
+from .counting import CountingAgent
+from .greedy import GreedyAgent
+from .random_agent import RandomAgent
+
+BUILTIN_AGENTS: dict[str, type] = {
+    "random": RandomAgent,
+    "greedy": GreedyAgent,
+    "counting": CountingAgent,
+}
+
+ModelLoader = Callable[[str, int, Rules, "int | None"], Any]
+"""``loader(spec, num_players, rules, seed)``: an agent for the model ``spec`` (a path, or a name in
+``models/``), or ``None`` if this loader does not recognise it. It raises a clear error for a
+missing or corrupt file, or a model trained for other rules or another number of players."""
+
+_MODEL_LOADERS: list[ModelLoader] = []
+# Modules that register a loader when imported (issue 5 fills tt_env.agents.learned); they are
+# tried lazily, so that the core never imports torch.
+_LOADER_MODULES = ("tt_env.agents.learned",)
+_loader_modules_tried = False
+_loader_import_errors: list[str] = []
+
+NO_LOADER_MESSAGE = (
+    "learned agents need tt_env[train]; model loading is not available yet "
+    "(no model loader is registered: see tt_env.agents.register_model_loader)"
+)
+
+
+def register_model_loader(loader: ModelLoader) -> ModelLoader:
+    """Register a loader of saved models for :func:`make_agent` (usable as a decorator)."""
+    if loader not in _MODEL_LOADERS:
+        _MODEL_LOADERS.append(loader)
+    return loader
+
+
+def _load_loader_modules() -> None:
+    global _loader_modules_tried
+    if _loader_modules_tried:
+        return
+    _loader_modules_tried = True
+    for name in _LOADER_MODULES:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:  # the module exists but a dependency (torch ...) is missing
+                _loader_import_errors.append(f"{name}: {exc}")
+
+
+def spec_label(spec: str) -> str:
+    """A short label for an agent spec: ``"greedy"``, ``"MyAgent"``, ``"ppo_2p"``."""
+    spec = str(spec).strip()
+    if spec.lower() in BUILTIN_AGENTS:
+        return spec.lower()
+    if ":" in spec and not os.path.exists(spec):
+        return spec.rsplit(":", 1)[1]
+    base = os.path.basename(spec.rstrip("/\\")) or spec
+    for ext in (".zip", ".pt", ".pth", ".onnx"):
+        if base.endswith(ext):
+            return base[: -len(ext)]
+    return base
+
+
+def _construct(factory: Callable[..., Any], num_players: int, rules: Rules,
+               seed: int | None) -> Any:
+    """Call ``factory`` with those of ``num_players``, ``rules``, ``seed`` it accepts."""
+    offered = {"num_players": num_players, "rules": rules, "seed": seed}
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return factory()
+    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
+        return factory(**offered)
+    return factory(**{k: v for k, v in offered.items() if k in params})
+
+
+def make_agent(spec: str | Any, num_players: int = 2, rules: Rules | None = None,
+               seed: int | None = None) -> Any:
+    """Build the agent named by ``spec`` for games of ``num_players`` under ``rules``.
+
+    ``spec`` is ``"random"``, ``"greedy"``, ``"counting"``, ``"module.path:ClassName"`` (a class or
+    factory taking any of ``num_players``, ``rules``, ``seed``), the path or name of a saved
+    model (handed to the registered model loaders), or already an agent object (returned as is).
+    """
+    if rules is None:
+        rules = Rules(num_players=num_players)
+    if rules.num_players != num_players:
+        raise ValueError(f"rules are for {rules.num_players} players, not {num_players}")
+    if not isinstance(spec, str):
+        if callable(getattr(spec, "act", None)):
+            return spec
+        raise TypeError(f"an agent spec is a string or an agent object, got {spec!r}")
+    text = spec.strip()
+    builtin = BUILTIN_AGENTS.get(text.lower())
+    if builtin is not None:
+        return builtin(num_players=num_players, rules=rules, seed=seed)
+    if ":" in text and not os.path.exists(text):
+        module_name, _, attr = text.rpartition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise ValueError(
+                f"agent {text!r}: cannot import module {module_name!r}: {exc}") from None
+        factory = getattr(module, attr, None)
+        if factory is None or not callable(factory):
+            raise ValueError(f"agent {text!r}: module {module_name!r} has no class {attr!r}")
+        agent = _construct(factory, num_players, rules, seed)
+        if not callable(getattr(agent, "act", None)):
+            raise ValueError(f"agent {text!r} has no act(observation, action_mask) method")
+        if not hasattr(agent, "name"):
+            try:
+                agent.name = attr
+            except AttributeError:
+                pass
+        return agent
+    _load_loader_modules()
+    for loader in _MODEL_LOADERS:
+        agent = loader(text, num_players, rules, seed)
+        if agent is not None:
+            return agent
+    looks_like_model = os.path.exists(text) or os.sep in text or "/" in text or "." in text
+    if looks_like_model and not _MODEL_LOADERS:
+        detail = f" ({'; '.join(_loader_import_errors)})" if _loader_import_errors else ""
+        raise ValueError(f"agent {text!r}: {NO_LOADER_MESSAGE}{detail}")
+    if looks_like_model and not os.path.exists(text):
+        raise ValueError(f"agent {text!r}: no such model file")
+    known = ", ".join(BUILTIN_AGENTS)
+    raise ValueError(
+        f"unknown agent {text!r}: expected one of {known}, 'module.path:ClassName', "
+        "or the path of a saved model")
+
+
+__all__ = [
+    "Agent", "BUILTIN_AGENTS", "BaseAgent", "CountingAgent", "GreedyAgent", "RandomAgent",
+    "legal_actions", "make_agent", "register_model_loader", "spec_label",
+]

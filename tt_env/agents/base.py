@@ -1,0 +1,81 @@
+"""The agent protocol: act from ``(observation, action_mask)`` and nothing else.
+
+An agent is any object with a ``name`` and an ``act`` method; the hooks are optional:
+
+==========================  =================================================================
+member                      meaning
+==========================  =================================================================
+``name: str``               a short label for tables and logs (``"greedy"``)
+``act(observation, mask)``  the action (an ``int`` in ``0..107``, see :mod:`tt_env.actions`)
+                            for the flat observation vector and the 108-long action mask of
+                            :mod:`tt_env.three_thirteen_v0`; it must be a legal action
+``reset(seed)``             optional: a new game starts; reseed any randomness with ``seed``
+``new_round()``             optional: a new round was dealt (forget per-round memory)
+==========================  =================================================================
+
+Agents see only what a player sees: the observation vector (decoded with
+:func:`tt_env.observation.decode`) and the mask. They never touch the engine's hidden state
+(other hands, the stock order); ``tests/test_agents.py`` walks their imports to keep it so.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What the arena, ``tt-play`` and the single-agent view need from a player."""
+
+    name: str
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """A legal action for this observation and mask."""
+        ...
+
+
+class BaseAgent:
+    """A convenient base: a name, a seeded ``numpy`` generator and no-op hooks.
+
+    Subclasses implement :meth:`act`. ``num_players`` and ``rules`` are what the agent needs to
+    decode observations and score hands (the observation layout depends on the number of players;
+    meld values on the rules).
+    """
+
+    name = "agent"
+
+    def __init__(self, num_players: int = 2, rules=None, seed: int | None = None) -> None:
+        from ..rules import Rules
+
+        if rules is None:
+            rules = Rules(num_players=num_players)
+        elif rules.num_players != num_players:
+            raise ValueError(f"rules are for {rules.num_players} players, not {num_players}")
+        self.rules = rules
+        self.num_players = num_players
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """A new game: reseed (``None`` keeps the current generator) and forget the past."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        self.new_round()
+
+    def new_round(self) -> None:
+        """A new round was dealt; the base agent keeps no per-round memory."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:  # pragma: no cover
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, num_players={self.num_players})"
+
+
+def legal_actions(action_mask: np.ndarray) -> np.ndarray:
+    """The indices of the legal actions in a mask; raises if there is none."""
+    legal = np.flatnonzero(np.asarray(action_mask))
+    if legal.size == 0:
+        raise ValueError("the action mask allows no action: this agent is not on turn")
+    return legal

@@ -1,0 +1,875 @@
+"""Tournaments between agents, with duplicate deals and honest statistics (``tt-arena``).
+
+A tournament plays ``games`` *deals* (a deal is one seed of the environment's ``reset``: the
+first dealer and every shuffle). Agents sit at *tables* of ``seats`` players: with as many agents
+as seats there is one table; with more agents, every combination of ``seats`` agents gets a table
+(a round robin). Each deal is played at every table once per *seat rotation*: in rotation ``r``
+seat ``s`` is taken by the table's agent ``(s + r) mod seats``, so every agent plays every hand
+from every seat, and the luck of the cards cancels out (duplicate play, as in bridge and poker
+tournaments).
+
+Statistics, per agent:
+
+- **score**: the game's final score (the sum of its round penalties; lower is better);
+- **penalty per round**: the mean round penalty;
+- **win rate**: the share of games won (lowest score; a tie of ``k`` players gives each
+  ``1/k``), so the win rates of one table add up to 1 per game;
+- **out rate**: the share of rounds in which the agent went out;
+- an **OpenSkill** rating (Plackett-Luce model; every game rated in the fixed order of
+  deal, table, rotation, ranked by final score, ties shared).
+
+**Why the confidence intervals are taken over deals.** The games of one deal are strongly
+correlated: the same cards, seat for seat, rotated between the agents. Treating them as
+independent observations would understate the variance (and the whole point of duplicate
+play is that they are *not* independent: their luck cancels). The deals, on the other hand,
+are independent draws. So each statistic is first averaged within a deal (over the agent's
+games of that deal: its seat rotations, and its tables when there are several) into one value
+per deal, and the 95% interval is Student's *t* interval over those per-deal values:
+``mean ± t(0.975, D-1) · sd / sqrt(D)`` for ``D`` deals. Pairwise differences are *paired by
+deal*: for agents ``a`` and ``b`` the unit is, per deal, the mean of ``score(a) - score(b)`` over
+the games of that deal where both sat at the same table; the interval is the *t* interval of
+those per-deal differences. A negative difference means that ``a`` scores less (plays better).
+
+Determinism: the environment's seed of deal ``d`` and every agent's seed are derived from the
+tournament ``seed`` and the game's coordinates (deal, table, rotation, seat) only, and results
+are ordered by those coordinates before any statistic is taken; so a tournament gives the same
+figures whatever the number of ``workers`` (processes, ``spawn``-safe).
+
+Python API: :func:`run_tournament` returns a :class:`TournamentResult` (``.table()``,
+``.to_json()``, ``.to_csv()``, ``.plot()``). Command line: ``tt-arena --help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import itertools
+import json
+import math
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .rules import Rules
+
+DEFAULT_AGENTS = ("random", "greedy", "counting")
+DEFAULT_GAMES = 50  # deals of the default run: ~100 s of CPU, about a minute on 2 idle cores
+CONFIDENCE = 0.95
+
+
+class ArenaError(RuntimeError):
+    """A tournament could not be played as asked (bad agents, an illegal action, ...)."""
+
+
+# ---------------------------------------------------------------------------------- statistics
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the regularised incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c = 1.0
+    d = 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 500):
+        m2 = 2 * m
+        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)),
+                   -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
+            d = 1.0 + aa * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + aa / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return h
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """The regularised incomplete beta function ``I_x(a, b)``."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    log_front = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
+                 + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return math.exp(log_front) * _betacf(a, b, x) / a
+    return 1.0 - math.exp(log_front) * _betacf(b, a, 1.0 - x) / b
+
+
+def t_cdf(t: float, df: float) -> float:
+    """The distribution function of Student's *t* with ``df`` degrees of freedom."""
+    tail = 0.5 * _betainc(df / 2.0, 0.5, df / (df + t * t))
+    return 1.0 - tail if t > 0 else tail
+
+
+def t_quantile(p: float, df: float) -> float:
+    """The ``p`` quantile of Student's *t* (``0.5 <= p < 1``), by bisection on :func:`t_cdf`.
+
+    Accurate to about 1e-12 (``t_quantile(0.975, 10)`` = 2.228138851986...). Kept here so that
+    the arena needs no SciPy.
+    """
+    if not 0.5 <= p < 1.0 or df <= 0:
+        raise ValueError(f"t_quantile needs 0.5 <= p < 1 and df > 0, got p={p}, df={df}")
+    lo, hi = 0.0, 1.0
+    while t_cdf(hi, df) < p:
+        hi *= 2.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-13 * max(1.0, hi):
+            break
+    return 0.5 * (lo + hi)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A mean with its confidence interval over ``n`` independent units (deals).
+
+    ``low``/``high`` are NaN when there are fewer than 2 units.
+    """
+
+    mean: float
+    low: float
+    high: float
+    n: int
+    sd: float
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2.0
+
+    def excludes(self, value: float = 0.0) -> bool:
+        """Whether the interval lies entirely on one side of ``value``."""
+        return self.low > value or self.high < value
+
+    def format(self, digits: int = 1) -> str:
+        if math.isnan(self.low):
+            return f"{self.mean:.{digits}f}"
+        return f"{self.mean:.{digits}f} ± {self.half_width:.{digits}f}"
+
+
+def mean_ci(values: Iterable[float], confidence: float = CONFIDENCE) -> Estimate:
+    """The mean of independent ``values`` with Student's *t* interval."""
+    x = np.asarray(list(values), dtype=float)
+    n = int(x.size)
+    if n == 0:
+        nan = float("nan")
+        return Estimate(nan, nan, nan, 0, nan)
+    mean = float(x.mean())
+    if n < 2:
+        nan = float("nan")
+        return Estimate(mean, nan, nan, n, nan)
+    sd = float(x.std(ddof=1))
+    half = t_quantile(0.5 + confidence / 2.0, n - 1) * sd / math.sqrt(n)
+    return Estimate(mean, mean - half, mean + half, n, sd)
+
+
+# ---------------------------------------------------------------------------------- schedule
+@dataclass(frozen=True)
+class Match:
+    """One game to play: its coordinates, the agent (index) in each seat and the seeds."""
+
+    deal: int
+    table: int
+    rotation: int
+    env_seed: int
+    seats: tuple[int, ...]  # agent index per seat
+    agent_seeds: tuple[int, ...]  # per seat
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        return (self.deal, self.table, self.rotation)
+
+
+def _derive_seed(*words: int) -> int:
+    return int(np.random.SeedSequence([int(w) for w in words]).generate_state(1)[0])
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """The environment's ``reset`` seed of deal number ``deal`` in a tournament seeded ``seed``."""
+    return _derive_seed(seed, 0, deal)
+
+
+def tables_for(num_agents: int, seats: int) -> list[tuple[int, ...]]:
+    """The tables of a tournament: every combination of ``seats`` agents (one if equal)."""
+    if not 2 <= seats <= num_agents:
+        raise ArenaError(
+            f"{num_agents} agent(s) cannot fill {seats} seats: give at least as many agents as "
+            "seats (repeat a name to seat an agent twice, e.g. 'greedy greedy')")
+    return list(itertools.combinations(range(num_agents), seats))
+
+
+def schedule(num_agents: int, seats: int, games: int, seed: int) -> list[Match]:
+    """Every game of a tournament in canonical order (deal, table, rotation).
+
+    Rotation ``r`` of a table ``(a_0, ..., a_{n-1})`` puts agent ``a_{(s + r) mod n}`` in seat
+    ``s``; all rotations of a deal share the environment seed, hence the cards of every seat.
+    """
+    if games < 1:
+        raise ArenaError(f"games must be at least 1, got {games}")
+    matches = []
+    tables = tables_for(num_agents, seats)
+    for deal in range(games):
+        env_seed = deal_seed(seed, deal)
+        for t, table in enumerate(tables):
+            for r in range(seats):
+                order = tuple(table[(s + r) % seats] for s in range(seats))
+                agent_seeds = tuple(_derive_seed(seed, 1, deal, t, r, s) for s in range(seats))
+                matches.append(Match(deal, t, r, env_seed, order, agent_seeds))
+    return matches
+
+
+# ---------------------------------------------------------------------------------- one game
+@dataclass(frozen=True)
+class GameResult:
+    """The outcome of one game (or of one round with ``episode="round"``)."""
+
+    deal: int
+    table: int
+    rotation: int
+    seats: tuple[int, ...]  # agent index per seat
+    scores: tuple[int, ...]  # final score per seat
+    round_penalties: tuple[tuple[int, ...], ...]  # per round, per seat
+    went_out: tuple[int | None, ...]  # per round, the seat that went out or None
+    winners: tuple[int, ...]  # seats with the lowest score
+    steps: int  # agent steps (actions) in the game
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        return (self.deal, self.table, self.rotation)
+
+
+def play_game(match: Match, agents: Sequence[Any], rules: Rules,
+              episode: str = "game") -> GameResult:
+    """Play one game of ``match`` with ``agents[s]`` in seat ``s`` through the AEC environment.
+
+    The agents get only the observation and the mask; the arena, as referee, reads the round
+    results from the environment's engine.
+    """
+    from . import three_thirteen_v0
+    from .actions import describe
+
+    env = three_thirteen_v0.raw_env(rules=rules, episode=episode)
+    for agent, agent_seed in zip(agents, match.agent_seeds):
+        reset = getattr(agent, "reset", None)
+        if callable(reset):
+            reset(agent_seed)
+    env.reset(seed=match.env_seed)
+    game = env.unwrapped.game
+    seat_of = {name: i for i, name in enumerate(env.possible_agents)}
+    rounds_seen = len(game.round_results)
+    steps = 0
+    for name in env.agent_iter():
+        observation, _, termination, truncation, _ = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        if len(game.round_results) != rounds_seen:  # a new round was dealt
+            rounds_seen = len(game.round_results)
+            for agent in agents:
+                hook = getattr(agent, "new_round", None)
+                if callable(hook):
+                    hook()
+        seat = seat_of[name]
+        mask = observation["action_mask"]
+        action = agents[seat].act(observation["observation"], mask)
+        if not (isinstance(action, (int, np.integer)) and 0 <= action < mask.size
+                and mask[action]):
+            what = describe(int(action)) if isinstance(action, (int, np.integer)) and (
+                0 <= action < mask.size) else repr(action)
+            raise ArenaError(f"agent {getattr(agents[seat], 'name', agents[seat])!r} in seat "
+                             f"{seat} chose an illegal action: {what} (deal {match.deal})")
+        env.step(int(action))
+        steps += 1
+    results = game.round_results
+    scores = tuple(int(s) for s in game.scores)
+    if episode == "round":  # the environment stops after one round; score only that one
+        results = results[:1]
+        scores = tuple(int(p) for p in results[0].penalties)
+    best = min(scores)
+    return GameResult(
+        deal=match.deal, table=match.table, rotation=match.rotation, seats=match.seats,
+        scores=scores,
+        round_penalties=tuple(tuple(int(p) for p in r.penalties) for r in results),
+        went_out=tuple(r.went_out for r in results),
+        winners=tuple(s for s, score in enumerate(scores) if score == best),
+        steps=steps,
+    )
+
+
+class _Runner:
+    """Plays matches in one process, keeping its agents between games (reset per game)."""
+
+    def __init__(self, specs: Sequence[str], rules: Rules, episode: str) -> None:
+        self.specs = list(specs)
+        self.rules = rules
+        self.episode = episode
+        self._agents: dict[int, Any] = {}
+
+    def agent(self, index: int, seed: int) -> Any:
+        from .agents import make_agent
+
+        agent = self._agents.get(index)
+        if agent is None or not callable(getattr(agent, "reset", None)):
+            # Agents without reset() are rebuilt for every game, so that no state carries over.
+            agent = make_agent(self.specs[index], self.rules.num_players, self.rules, seed)
+            self._agents[index] = agent
+        return agent
+
+    def play(self, match: Match) -> GameResult:
+        agents = [self.agent(i, s) for i, s in zip(match.seats, match.agent_seeds)]
+        return play_game(match, agents, self.rules, self.episode)
+
+
+_WORKER: _Runner | None = None
+
+
+def _init_worker(specs: Sequence[str], rules: Rules, episode: str) -> None:
+    global _WORKER
+    _WORKER = _Runner(specs, rules, episode)
+
+
+def _play_in_worker(match: Match) -> GameResult:
+    assert _WORKER is not None, "worker not initialised"
+    return _WORKER.play(match)
+
+
+# ---------------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class AgentStats:
+    """The figures of one agent over a tournament (see the module docstring)."""
+
+    label: str
+    spec: str
+    games: int
+    score: Estimate  # final score per game
+    round_penalty: Estimate  # penalty per round
+    win_rate: Estimate
+    out_rate: Estimate  # share of rounds the agent went out
+    rating_mu: float | None = None
+    rating_sigma: float | None = None
+    rating_ordinal: float | None = None
+
+
+@dataclass(frozen=True)
+class PairStats:
+    """``score(a) - score(b)`` paired by deal, over the games where ``a`` and ``b`` met."""
+
+    a: str
+    b: str
+    diff: Estimate
+    games: int
+
+
+def _labels(specs: Sequence[str]) -> list[str]:
+    from .agents import spec_label
+
+    base = [spec_label(s) for s in specs]
+    labels, seen = [], {}
+    for name in base:
+        seen[name] = seen.get(name, 0) + 1
+        labels.append(name if base.count(name) == 1 else f"{name}#{seen[name]}")
+    return labels
+
+
+def agent_statistics(results: Sequence[GameResult], labels: Sequence[str],
+                     specs: Sequence[str] | None = None) -> list[AgentStats]:
+    """Per-agent estimates with intervals over deals (module docstring); ratings not included."""
+    specs = list(specs) if specs is not None else list(labels)
+    by_deal = sorted({r.deal for r in results})
+    stats = []
+    for a, label in enumerate(labels):
+        per_deal: dict[str, list[float]] = {"score": [], "round": [], "win": [], "out": []}
+        games = 0
+        for deal in by_deal:
+            scores, rounds, wins, outs = [], [], [], []
+            for r in results:
+                if r.deal != deal or a not in r.seats:
+                    continue
+                seat = r.seats.index(a)
+                scores.append(r.scores[seat])
+                rounds.extend(p[seat] for p in r.round_penalties)
+                wins.append(1.0 / len(r.winners) if seat in r.winners else 0.0)
+                outs.extend(1.0 if w == seat else 0.0 for w in r.went_out)
+            if not scores:
+                continue
+            games += len(scores)
+            per_deal["score"].append(float(np.mean(scores)))
+            per_deal["round"].append(float(np.mean(rounds)) if rounds else 0.0)
+            per_deal["win"].append(float(np.mean(wins)))
+            per_deal["out"].append(float(np.mean(outs)) if outs else 0.0)
+        stats.append(AgentStats(
+            label=label, spec=specs[a], games=games,
+            score=mean_ci(per_deal["score"]), round_penalty=mean_ci(per_deal["round"]),
+            win_rate=mean_ci(per_deal["win"]), out_rate=mean_ci(per_deal["out"]),
+        ))
+    return stats
+
+
+def pairwise_statistics(results: Sequence[GameResult], labels: Sequence[str]) -> list[PairStats]:
+    """For every ordered pair of agents that met: mean score difference, paired by deal."""
+    pairs = []
+    for a, b in itertools.permutations(range(len(labels)), 2):
+        per_deal: dict[int, list[float]] = {}
+        for r in results:
+            if a in r.seats and b in r.seats:
+                diff = r.scores[r.seats.index(a)] - r.scores[r.seats.index(b)]
+                per_deal.setdefault(r.deal, []).append(float(diff))
+        if per_deal:
+            values = [float(np.mean(per_deal[d])) for d in sorted(per_deal)]
+            games = sum(len(v) for v in per_deal.values())
+            pairs.append(PairStats(labels[a], labels[b], mean_ci(values), games))
+    return pairs
+
+
+def openskill_ratings(results: Sequence[GameResult],
+                      num_agents: int) -> list[tuple[float, float, float]] | None:
+    """``(mu, sigma, ordinal)`` per agent from the Plackett-Luce model of OpenSkill.
+
+    Games are rated one by one in canonical order (deal, table, rotation), each as a free-for-all
+    ranked by final score (lower is better, ties share a rank). ``None`` if openskill is missing.
+    """
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError:
+        return None
+    model = PlackettLuce()
+    ratings = [model.rating(name=str(i)) for i in range(num_agents)]
+    for r in sorted(results, key=lambda g: g.key):
+        teams = [[ratings[a]] for a in r.seats]
+        new = model.rate(teams, ranks=[float(s) for s in r.scores])
+        for a, team in zip(r.seats, new):
+            ratings[a] = team[0]
+    return [(float(x.mu), float(x.sigma), float(x.ordinal())) for x in ratings]
+
+
+@dataclass
+class TournamentResult:
+    """Everything a tournament produced: its settings, every game and the statistics."""
+
+    specs: list[str]
+    labels: list[str]
+    rules: Rules
+    seats: int
+    games: int  # deals
+    seed: int
+    episode: str
+    results: list[GameResult]
+    agents: list[AgentStats] = field(default_factory=list)
+    pairwise: list[PairStats] = field(default_factory=list)
+    elapsed: float = 0.0
+    workers: int = 1
+
+    @classmethod
+    def from_results(cls, specs: Sequence[str], rules: Rules, seats: int, games: int,
+                     seed: int, episode: str, results: Sequence[GameResult],
+                     elapsed: float = 0.0, workers: int = 1) -> TournamentResult:
+        """Compute every statistic from the games (sorted into canonical order first)."""
+        labels = _labels(specs)
+        ordered = sorted(results, key=lambda g: g.key)
+        stats = agent_statistics(ordered, labels, specs)
+        ratings = openskill_ratings(ordered, len(labels))
+        if ratings is not None:
+            stats = [
+                AgentStats(**{**_shallow(s), "rating_mu": mu, "rating_sigma": sigma,
+                              "rating_ordinal": ordinal})
+                for s, (mu, sigma, ordinal) in zip(stats, ratings)
+            ]
+        return cls(
+            specs=list(specs), labels=labels, rules=rules, seats=seats, games=games, seed=seed,
+            episode=episode, results=ordered, agents=stats,
+            pairwise=pairwise_statistics(ordered, labels), elapsed=elapsed, workers=workers,
+        )
+
+    # -------------------------------------------------------------- views
+    @property
+    def leaderboard(self) -> list[AgentStats]:
+        """Agents from the lowest (best) mean score to the highest."""
+        return sorted(self.agents, key=lambda s: (s.score.mean, s.label))
+
+    def pair(self, a: str, b: str) -> PairStats:
+        """The pairwise statistics of ``a`` against ``b`` (labels)."""
+        for p in self.pairwise:
+            if p.a == a and p.b == b:
+                return p
+        raise KeyError(f"{a!r} and {b!r} never met")
+
+    def summary_dict(self) -> dict[str, Any]:
+        """The settings and the statistics as plain data (what ``--json`` writes, without games)."""
+        return {
+            "settings": {
+                "agents": self.specs, "labels": self.labels, "seats": self.seats,
+                "games": self.games, "games_played": len(self.results), "seed": self.seed,
+                "episode": self.episode, "rules": self.rules.to_dict(),
+                "confidence": CONFIDENCE, "workers": self.workers,
+                "elapsed_seconds": round(self.elapsed, 3),
+            },
+            "agents": [_jsonable(asdict(s)) for s in self.leaderboard],
+            "pairwise": [_jsonable(asdict(p)) for p in self.pairwise],
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.summary_dict()
+        data["games"] = [_jsonable(asdict(g)) for g in self.results]
+        return data
+
+    def to_json(self, path: str | os.PathLike | None = None, include_games: bool = True) -> str:
+        """The result as JSON (with every game unless ``include_games=False``); written to
+        ``path`` if given."""
+        text = json.dumps(self.to_dict() if include_games else self.summary_dict(), indent=2)
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
+        return text
+
+    def to_csv(self, path: str | os.PathLike | None = None) -> str:
+        """One row per agent (leaderboard order): every estimate with its interval."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        head = ["rank", "agent", "spec", "games"]
+        for name in ("score", "round_penalty", "win_rate", "out_rate"):
+            head += [name, f"{name}_low", f"{name}_high"]
+        head += ["deals", "rating_mu", "rating_sigma", "rating_ordinal"]
+        writer.writerow(head)
+        for rank, s in enumerate(self.leaderboard, 1):
+            row: list[Any] = [rank, s.label, s.spec, s.games]
+            for est in (s.score, s.round_penalty, s.win_rate, s.out_rate):
+                row += [_num(est.mean), _num(est.low), _num(est.high)]
+            row += [s.score.n, _num(s.rating_mu), _num(s.rating_sigma), _num(s.rating_ordinal)]
+            writer.writerow(row)
+        text = out.getvalue()
+        if path is not None:
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+        return text
+
+    _COLUMNS = ("#", "agent", "games", "score/game", "penalty/round", "win rate", "out rate",
+                "rating")
+
+    def _rows(self) -> list[list[str]]:
+        rows = []
+        for rank, s in enumerate(self.leaderboard, 1):
+            rows.append([str(rank), s.label, str(s.games), s.score.format(1),
+                         s.round_penalty.format(2), _pct(s.win_rate), _pct(s.out_rate),
+                         "n/a" if s.rating_ordinal is None else f"{s.rating_ordinal:.1f}"])
+        return rows
+
+    def _pair_rows(self) -> list[list[str]]:
+        order = [s.label for s in self.leaderboard]
+        return [[a] + ["" if a == b else _pair_cell(self, a, b) for b in order] for a in order]
+
+    def table(self) -> str:
+        """The leaderboard and the pairwise table as plain text."""
+        lines = [self._title(), ""]
+        lines += _grid([list(self._COLUMNS)] + self._rows())
+        lines += ["", _LEGEND]
+        if self.pairwise:
+            lines += ["", _PAIR_TITLE + ":"]
+            lines += _grid([[""] + [s.label for s in self.leaderboard]] + self._pair_rows())
+        return "\n".join(lines)
+
+    def _title(self) -> str:
+        per = len(self.results) // max(1, self.games)
+        return (f"tt-arena: {self.games} deals x {per} seatings = {len(self.results)} games, "
+                f"{self.seats} seats, episode={self.episode}, seed={self.seed}, "
+                f"{_rules_brief(self.rules)}; {self.elapsed:.1f} s on {self.workers} worker(s)")
+
+    def print(self, file=None) -> None:
+        """Print the tables: with rich on a terminal (when installed), else as plain text."""
+        file = file or sys.stdout
+        try:
+            from rich.console import Console
+            from rich.table import Table
+        except ImportError:
+            Console = None
+        if Console is None or not getattr(file, "isatty", lambda: False)():
+            print(self.table(), file=file)
+            return
+        console = Console(file=file)
+        console.print(self._title())
+        board = Table(caption=_LEGEND, caption_justify="left")
+        for col in self._COLUMNS:
+            board.add_column(col, justify="left" if col == "agent" else "right")
+        for row in self._rows():
+            board.add_row(*row)
+        console.print(board)
+        if self.pairwise:
+            pairs = Table(title=_PAIR_TITLE, title_justify="left")
+            pairs.add_column("")
+            for s in self.leaderboard:
+                pairs.add_column(s.label, justify="right")
+            for row in self._pair_rows():
+                pairs.add_row(*row)
+            console.print(pairs)
+
+    def plot(self, path: str | os.PathLike) -> None:
+        """A PNG of each agent's mean score per game and win rate, with 95% intervals."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        board = self.leaderboard
+        names = [s.label for s in board]
+        y = np.arange(len(board))
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 1.2 + 0.6 * len(board)), sharey=True)
+        for ax, attr, title in ((ax1, "score", "score per game (lower is better)"),
+                                (ax2, "win_rate", "win rate")):
+            est = [getattr(s, attr) for s in board]
+            means = np.array([e.mean for e in est])
+            err = np.array([[e.mean - e.low, e.high - e.mean] for e in est]).T
+            err = np.nan_to_num(err)
+            ax.barh(y, means, xerr=err, color="#4c72b0", alpha=0.85, capsize=4)
+            for yi, e in zip(y, est):
+                label = f"{e.mean:.1f}" if attr == "score" else f"{100 * e.mean:.0f}%"
+                ax.annotate(label, (max(e.mean, 0), yi), xytext=(4, 6),
+                            textcoords="offset points", fontsize=8)
+            positive = means[means > 0]
+            if attr == "score" and positive.size and positive.max() > 10 * max(
+                    positive.min(), 1.0):
+                ax.set_xscale("symlog", linthresh=10)  # keep weak and strong agents readable
+                title += ", log scale"
+            ax.set_title(title)
+            ax.margins(x=0.15)
+            ax.grid(axis="x", alpha=0.3)
+        ax2.axvline(1.0 / self.seats, color="grey", linestyle=":", linewidth=1)
+        ax1.set_yticks(y, names)
+        ax1.invert_yaxis()
+        fig.suptitle(f"tt-arena: {len(self.results)} games ({self.games} deals), "
+                     f"{self.seats} seats, 95% intervals over deals", fontsize=10)
+        fig.tight_layout()
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+
+
+def _shallow(obj) -> dict[str, Any]:
+    return {f: getattr(obj, f) for f in obj.__dataclass_fields__}
+
+
+def _jsonable(value):
+    if isinstance(value, float):
+        return None if math.isnan(value) else round(value, 6)
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def _num(value: float | None) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return f"{value:.6g}"
+
+
+def _pct(est: Estimate) -> str:
+    if math.isnan(est.low):
+        return f"{100 * est.mean:.1f}%"
+    return f"{100 * est.mean:.1f}% ± {100 * est.half_width:.1f}"
+
+
+_LEGEND = ("score: final score per game, lower is better; ± : 95% interval over deals; win "
+           "rate: ties share; out rate: rounds gone out; rating: OpenSkill mu - 3 sigma")
+_PAIR_TITLE = ("mean score difference, row minus column, paired by deal (negative: row "
+               "better), 95% interval")
+
+
+def _pair_cell(result: TournamentResult, a: str, b: str) -> str:
+    try:
+        return result.pair(a, b).diff.format(1)
+    except KeyError:
+        return "-"
+
+
+def _grid(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    out = []
+    for j, row in enumerate(rows):
+        out.append("  ".join(c.ljust(w) if i == 1 or (i == 0 and j > 0 and not c.isdigit())
+                             else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+        if j == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return out
+
+
+def _rules_brief(rules: Rules) -> str:
+    default = Rules(num_players=rules.num_players)
+    changed = {k: v for k, v in rules.to_dict().items()
+               if k != "num_players" and getattr(default, k) != v}
+    if not changed:
+        return "standard rules"
+    return "rules " + ", ".join(f"{k}={v}" for k, v in changed.items())
+
+
+# ---------------------------------------------------------------------------------- the runner
+def run_tournament(
+    agent_specs: Sequence[str] = DEFAULT_AGENTS,
+    rules: Rules | None = None,
+    games: int = DEFAULT_GAMES,
+    seed: int = 0,
+    workers: int = 1,
+    seats: int | None = None,
+    episode: str = "game",
+    progress: bool = False,
+) -> TournamentResult:
+    """Play a duplicate tournament and compute its statistics (see the module docstring).
+
+    ``agent_specs``: names for :func:`tt_env.agents.make_agent` (``"random"``, ``"greedy"``,
+    ``"counting"``, ``"module.path:ClassName"``, a model path). ``games``: the number of deals;
+    each is played at every table in every seat rotation. ``seats``: players per game, by default
+    ``rules.num_players`` when ``rules`` is given, else the number of agents (at most 4).
+    ``workers``: processes (1 plays in this process). ``episode``: ``"game"`` (all rounds) or
+    ``"round"`` (the first round only, for quick checks).
+    """
+    specs = [str(s) for s in agent_specs]
+    if seats is None:
+        seats = rules.num_players if rules is not None else min(len(specs), 4)
+    if rules is None:
+        rules = Rules(num_players=seats)
+    elif rules.num_players != seats:
+        rules = rules.replace(num_players=seats)
+    if episode not in ("game", "round"):
+        raise ArenaError(f"episode must be 'game' or 'round', got {episode!r}")
+    if workers < 1:
+        raise ArenaError(f"workers must be at least 1, got {workers}")
+    # Build every agent once here, so that a bad spec fails at once with a clear message.
+    from .agents import make_agent
+
+    for spec in dict.fromkeys(specs):
+        make_agent(spec, seats, rules, 0)
+    matches = schedule(len(specs), seats, games, seed)
+
+    bar = _progress_bar(len(matches), progress)
+    start = time.perf_counter()
+    results: list[GameResult] = []
+    try:
+        if workers == 1:
+            runner = _Runner(specs, rules, episode)
+            for match in matches:
+                results.append(runner.play(match))
+                bar.update(1)
+        else:
+            ctx = multiprocessing.get_context("spawn")
+            chunk = max(1, min(8, len(matches) // (workers * 8)))
+            with ctx.Pool(workers, initializer=_init_worker,
+                          initargs=(specs, rules, episode)) as pool:
+                for result in pool.imap_unordered(_play_in_worker, matches, chunksize=chunk):
+                    results.append(result)
+                    bar.update(1)
+    finally:
+        bar.close()
+    elapsed = time.perf_counter() - start
+    return TournamentResult.from_results(specs, rules, seats, games, seed, episode, results,
+                                         elapsed=elapsed, workers=workers)
+
+
+class _NoBar:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _progress_bar(total: int, enabled: bool):
+    if not enabled:
+        return _NoBar()
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _NoBar()
+    return tqdm(total=total, unit="game", desc="tt-arena", dynamic_ncols=True, leave=False)
+
+
+# ---------------------------------------------------------------------------------- CLI
+def build_parser() -> argparse.ArgumentParser:
+    from ._cli import add_rules_arguments
+
+    parser = argparse.ArgumentParser(
+        prog="tt-arena",
+        description="Duplicate tournaments between Three Thirteen agents, with 95%% intervals "
+                    "over deals. With no arguments: the built-in agents (%s), %d deals, "
+                    "2 seats (a round robin of all pairs)." % (", ".join(DEFAULT_AGENTS),
+                                                              DEFAULT_GAMES),
+        epilog="Agents: random, greedy, counting, module.path:ClassName, or a saved model's path. "
+               "Example: tt-arena greedy counting --games 200 --workers 2 --plot scores.png",
+    )
+    parser.add_argument("agents", nargs="*", metavar="AGENT",
+                        help="agents to play (also comma-separated); default: "
+                             + " ".join(DEFAULT_AGENTS))
+    parser.add_argument("--agents", dest="agents_opt", default=None, metavar="LIST",
+                        help="agents as one comma-separated list (instead of positionals)")
+    parser.add_argument("--games", "-n", type=int, default=DEFAULT_GAMES,
+                        help="deals; each is played once per seat rotation at every table "
+                             f"(default: {DEFAULT_GAMES})")
+    parser.add_argument("--seats", type=int, default=None,
+                        help="players per game, 2..8 (default: 2; tables are all combinations "
+                             "of that many agents)")
+    parser.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
+    parser.add_argument("--workers", "-j", type=int, default=0,
+                        help="processes; 0 = one per CPU core (default); results do not "
+                             "depend on it")
+    parser.add_argument("--episode", choices=("game", "round"), default="game",
+                        help="score whole games (default) or only the first round")
+    parser.add_argument("--csv", metavar="PATH", help="write the leaderboard as CSV")
+    parser.add_argument("--json", metavar="PATH",
+                        help="write settings, statistics and every game as JSON")
+    parser.add_argument("--plot", metavar="PATH", help="write a PNG chart of the scores")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="no progress bar and no table (files only)")
+    parser.add_argument("--plain", action="store_true", help="plain-text table (no rich)")
+    add_rules_arguments(parser)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``tt-arena``: run a tournament from the command line; returns the exit status."""
+    from ._cli import rules_from_args
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    specs: list[str] = []
+    for item in ([args.agents_opt] if args.agents_opt else []) + list(args.agents):
+        specs += [s.strip() for s in item.split(",") if s.strip()]
+    if not specs:
+        specs = list(DEFAULT_AGENTS)
+    seats = args.seats if args.seats is not None else 2
+    workers = args.workers if args.workers > 0 else max(1, os.cpu_count() or 1)
+    try:
+        rules = rules_from_args(args, seats)
+        result = run_tournament(specs, rules, games=args.games, seed=args.seed,
+                                workers=workers, seats=seats, episode=args.episode,
+                                progress=not args.quiet and sys.stderr.isatty())
+    except (ArenaError, ValueError, ImportError, FileNotFoundError) as exc:
+        print(f"tt-arena: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("tt-arena: interrupted", file=sys.stderr)
+        return 130
+    if not args.quiet:
+        if args.plain:
+            print(result.table())
+        else:
+            result.print()
+    if args.csv:
+        result.to_csv(args.csv)
+    if args.json:
+        result.to_json(args.json)
+    if args.plot:
+        result.plot(args.plot)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,356 @@
+"""Play Three Thirteen in the terminal against agents (``tt-play``).
+
+::
+
+    tt-play                                   # you against the counting agent, standard rules
+    tt-play --opponents greedy,counting       # three players
+    tt-play --preset one-wild --episode round --seed 7
+
+On your turn the screen shows the round, the wild rank, the scores, the top discard, the cards
+the others are known to hold, and your hand sorted into its best melds (by the exact solver) and
+its loose cards, then the numbered legal moves. Answer with the number or with the move in words
+(``draw``, ``take``, ``discard 7H``, ``go out 7H``; suit symbols work too). ``help`` lists the
+commands, ``quit`` (or Ctrl-C, or end of input) leaves the game. Input may be scripted: every
+prompt reads one line of standard input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+import numpy as np
+
+from .actions import (
+    DISCARD_ACTION_BASE, DRAW_STOCK_ACTION, GO_OUT_ACTION_BASE, TAKE_DISCARD_ACTION, describe,
+    parse_action,
+)
+from .cards import ALL_CARDS, RANK_NAMES
+
+DEFAULT_OPPONENTS = ("counting",)
+QUIT_WORDS = {"q", "quit", "exit", "leave"}
+HELP_WORDS = {"h", "help", "?"}
+
+
+class QuitGame(Exception):
+    """The player asked to leave."""
+
+
+class TerminalGame:
+    """One game between a person (reading lines from ``input_fn``) and agents.
+
+    Everything shown to the person is what their seat may see: their hand, the public table, and,
+    at the end of each round, every hand as it was scored (hands are shown at the scoring).
+    """
+
+    def __init__(self, rules, opponents: Sequence[str], seat: int = 0, seed: int | None = None,
+                 episode: str = "game", input_fn: Callable[[str], str] = input,
+                 out: TextIO | None = None, pretty: bool | None = None,
+                 echo: bool = False) -> None:
+        from . import three_thirteen_v0
+        from .agents import make_agent, spec_label
+
+        self.rules = rules
+        self.n = rules.num_players
+        if not 0 <= seat < self.n:
+            raise ValueError(f"seat must be 0..{self.n - 1}, got {seat}")
+        self.seat = seat
+        self.seed = seed if seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
+        self.input_fn = input_fn
+        self.echo = echo  # print each answer (scripted input is not echoed by a terminal)
+        self.out = out or sys.stdout
+        if pretty is None:
+            encoding = (getattr(self.out, "encoding", None) or "").lower()
+            pretty = "utf" in encoding
+        self.pretty = pretty
+        self.env = three_thirteen_v0.raw_env(rules=rules, episode=episode)
+        self.agents: dict[int, object] = {}
+        self.names: list[str] = []
+        others = iter(opponents)
+        for s in range(self.n):
+            if s == seat:
+                self.names.append("you")
+                continue
+            spec = next(others)
+            agent = make_agent(spec, self.n, rules, self.seed + 1 + s)
+            self.agents[s] = agent
+            self.names.append(f"{spec_label(spec)} (seat {s})")
+
+    # -------------------------------------------------------------- output helpers
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out)
+
+    def card(self, kind: int, wild_rank: int | None = None) -> str:
+        c = ALL_CARDS[kind]
+        text = c.pretty if self.pretty else str(c)
+        if wild_rank is not None and (c.is_joker or c.rank == wild_rank):
+            text += "*"
+        return text
+
+    def cards(self, kinds, wild_rank: int | None = None) -> str:
+        return " ".join(self.card(k, wild_rank) for k in kinds)
+
+    @staticmethod
+    def _order(kind: int) -> tuple[int, int]:
+        c = ALL_CARDS[kind]
+        return (c.suit_index if not c.is_joker else 9, c.rank)
+
+    def arranged(self, cards, wild_rank: int) -> tuple[str, int]:
+        """The hand as ``[meld] [meld] | loose cards`` and its deadwood points."""
+        from .melds import solve
+
+        arrangement = solve(list(cards), wild_rank, self.rules)
+        melds = ["[" + self.cards(sorted(m, key=self._order), wild_rank) + "]"
+                 for m in arrangement.melds]
+        loose = self.cards(sorted(arrangement.deadwood, key=self._order), wild_rank)
+        text = " ".join(melds)
+        if loose:
+            text = (text + "  loose: " if text else "loose: ") + loose
+        return text, arrangement.points
+
+    # -------------------------------------------------------------- the game
+    def play(self) -> int:
+        """Play to the end; returns the exit status (0 done or left, 130 interrupted)."""
+        env = self.env
+        try:
+            env.reset(seed=self.seed)
+            length = ("a single round" if env.episode == "round"
+                      else f"a game of {self.rules.num_rounds} rounds")
+            self.say(f"Three Thirteen: {self.n} players, {length}, seed {self.seed}. "
+                     f"You are seat {self.seat}. Type 'help' for help.")
+            rounds_seen = 0
+            self._announce_round()
+            for agent_name in env.agent_iter():
+                obs, _, termination, truncation, _ = env.last()
+                if termination or truncation:
+                    env.step(None)
+                    continue
+                seat = int(agent_name.rsplit("_", 1)[1])
+                if seat == self.seat:
+                    action = self._ask(obs)
+                else:
+                    action = int(self.agents[seat].act(obs["observation"], obs["action_mask"]))
+                self._tell(seat, action)
+                env.step(action)
+                done = len(env.game.round_results)
+                if done != rounds_seen:
+                    rounds_seen = done
+                    self._round_over(env.game.round_results[-1])
+                    if not env.terminations[env.possible_agents[0]]:
+                        self._announce_round()
+            self._game_over()
+            return 0
+        except QuitGame:
+            self.say("You left the game. Goodbye!")
+            return 0
+        except EOFError:
+            self.say("\nEnd of input: leaving the game. Goodbye!")
+            return 0
+        except KeyboardInterrupt:
+            self.say("\nInterrupted: leaving the game. Goodbye!")
+            return 130
+
+    def _announce_round(self) -> None:
+        g = self.env.game
+        self.say("")
+        self.say(f"=== Round {g.round_index + 1}/{self.rules.num_rounds}: {g.cards_dealt} cards "
+                 f"each, {RANK_NAMES[g.wild_rank]}s are wild; {self.names[g.dealer]} dealt. ===")
+
+    def _tell(self, seat: int, action: int) -> None:
+        """Say what a move does, before it is played (the top discard is still there)."""
+        g = self.env.game
+        you = seat == self.seat
+        who = "You" if you else self.names[seat]
+        verb = (lambda mine, theirs: mine) if you else (lambda mine, theirs: theirs)
+        if action == DRAW_STOCK_ACTION:
+            self.say(f"{who} {verb('draw', 'draws')} from the stock.")
+        elif action == TAKE_DISCARD_ACTION:
+            top = g.top_discard
+            self.say(f"{who} {verb('take', 'takes')} {self.card(top, g.wild_rank)} from the "
+                     "discard pile.")
+        elif action >= GO_OUT_ACTION_BASE:
+            self.say(f"{who} {verb('go', 'goes')} out, discarding "
+                     f"{self.card(action - GO_OUT_ACTION_BASE, g.wild_rank)}!")
+        else:
+            self.say(f"{who} {verb('discard', 'discards')} "
+                     f"{self.card(action - DISCARD_ACTION_BASE, g.wild_rank)}.")
+
+    def _show(self, view: dict, hand: list[int], wild_rank: int) -> None:
+        g = self.env.game
+        self.say("")
+        turn = f"turn {view['turns'] + 1}/{view['max_turns']}"
+        final = "  FINAL TURN: someone went out!" if view["final_turn"] else ""
+        self.say(f"Round {view['round']}/{view['rounds']} | {view['wild_rank']}s wild | stock "
+                 f"{view['stock_size']} | {turn}{final}")
+        scores = ", ".join(f"{self.names[p['seat']]} {p['score']}" for p in
+                           sorted(view["players"], key=lambda p: p["seat"]))
+        self.say(f"Scores: {scores}")
+        for p in view["players"]:
+            if not p["you"] and p["known_cards"]:
+                known = self.cards([int(_parse(c)) for c in p["known_cards"]], wild_rank)
+                self.say(f"{self.names[p['seat']]} took and holds: {known}")
+        top = g.top_discard
+        self.say("Top discard: " + (self.card(top, wild_rank) if top is not None else "(none)"))
+        text, points = self.arranged(hand, wild_rank)
+        self.say(f"Your hand ({len(hand)}): {text}   deadwood {points}  (* wild)")
+        drawn = view.get("drawn_upcard")
+        if drawn is not None and not self.rules.discard_drawn_upcard:
+            self.say(f"(You took {self.card(_parse(drawn), wild_rank)} from the pile: it may "
+                     "not be discarded this turn.)")
+
+    def _ask(self, obs: dict) -> int:
+        from .melds import discard_penalties
+        from .observation import hand_of
+
+        g = self.env.game
+        view = self.env.public_view(self.env.possible_agents[self.seat])
+        hand = [int(c) for c in hand_of(obs["observation"])]
+        wild = g.wild_rank
+        self._show(view, hand, wild)
+        legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
+        after = {}
+        if legal and legal[0] >= 2:
+            counts = [0] * 53
+            for c in hand:
+                counts[c] += 1
+            after = discard_penalties(tuple(counts), wild, self.rules)
+        self.say("Your moves:")
+        for i, a in enumerate(legal, 1):
+            text = describe(a, pretty=self.pretty)
+            if a == TAKE_DISCARD_ACTION and g.top_discard is not None:
+                text += f" ({self.card(g.top_discard, wild)})"
+            if a >= 2:
+                kind = (a - 2) % 53
+                text += f"   -> deadwood {after.get(kind, '?')}"
+            self.say(f"  {i:>2}) {text}")
+        while True:
+            answer = self.input_fn("Your move (number or words, 'help'): ").strip()
+            if self.echo:
+                self.say(answer)
+            if not answer:
+                continue
+            low = answer.lower()
+            if low in QUIT_WORDS:
+                raise QuitGame
+            if low in HELP_WORDS:
+                self.say("Type the number of a move, or the move in words: 'draw' (stock), "
+                         "'take' (top discard), 'discard 7H', 'go out 7H' (suits C D H S or "
+                         "symbols; 10 or T for tens). 'quit' leaves the game.")
+                continue
+            action = parse_answer(answer, legal)
+            if isinstance(action, int):
+                return action
+            self.say(action)
+
+    def _round_over(self, result) -> None:
+        g = self.env.game
+        self.say("")
+        how = {"out": f"{self.names[result.went_out]} went out" if result.went_out is not None
+               else "", "turn_cap": "the turn limit was reached",
+               "no_cards": "no card could be drawn"}.get(result.ended_by, result.ended_by)
+        self.say(f"--- Round {result.round_index + 1} over: {how}. ---")
+        for s in range(self.n):
+            arrangement = result.arrangements[s]
+            melds = " ".join("[" + self.cards(sorted(m, key=self._order), result.wild_rank) + "]"
+                             for m in arrangement.melds)
+            loose = self.cards(sorted(arrangement.deadwood, key=self._order), result.wild_rank)
+            self.say(f"  {self.names[s]:<22} penalty {result.penalties[s]:>3}   "
+                     f"{melds}{'  loose: ' + loose if loose else ''}")
+        totals = ", ".join(f"{self.names[s]} {g.scores[s]}" for s in range(self.n))
+        self.say(f"Totals: {totals}")
+
+    def _game_over(self) -> None:
+        g = self.env.game
+        results = g.round_results
+        scores = [sum(r.penalties[s] for r in results) for s in range(self.n)]
+        best = min(scores)
+        winners = [self.names[s] for s in range(self.n) if scores[s] == best]
+        self.say("")
+        self.say("=== Game over. Final scores: " + ", ".join(
+            f"{self.names[s]} {scores[s]}" for s in range(self.n)) + " ===")
+        if "you" in winners and len(winners) == 1:
+            self.say("You win!")
+        elif "you" in winners:
+            self.say("You share the win with " + ", ".join(w for w in winners if w != "you") + ".")
+        else:
+            self.say("Winner: " + ", ".join(winners) + ".")
+
+
+def parse_answer(answer: str, legal: Sequence[int]) -> int | str:
+    """The action a person means by ``answer`` among the numbered ``legal`` actions, or a
+    sentence saying what is wrong. Accepts a number (1-based, as listed), or words:
+    ``draw``, ``take``, ``discard 7H``, ``go out 7H``, ``go out, discard 7H``, ``out 7H``."""
+    text = answer.strip()
+    if text.isdigit():
+        i = int(text)
+        if 1 <= i <= len(legal):
+            return legal[i - 1]
+        return f"There is no move {i}: choose 1..{len(legal)}."
+    words = text.replace(",", " ").split()
+    if len(words) == 3 and [w.lower() for w in words[:2]] == ["go", "out"]:
+        text = "out " + words[2]
+    try:
+        action = parse_action(text)
+    except ValueError as exc:
+        return f"I do not understand {answer!r}: {exc}"
+    if action in legal:
+        return action
+    return f"'{describe(action)}' is not a legal move now; choose one of the list."
+
+
+def _parse(name: str):
+    from .cards import parse_card
+
+    return parse_card(name)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from ._cli import add_rules_arguments
+
+    parser = argparse.ArgumentParser(
+        prog="tt-play",
+        description="Play Three Thirteen in the terminal against agents. Answer each prompt "
+                    "with a move's number or its words ('draw', 'take', 'discard 7H', "
+                    "'go out 7H'); 'quit' or Ctrl-C leaves.")
+    parser.add_argument("--opponents", "-o", default=",".join(DEFAULT_OPPONENTS),
+                        help="comma-separated agents, one per opponent: random, greedy, "
+                             "counting, module.path:ClassName or a saved model "
+                             f"(default: {','.join(DEFAULT_OPPONENTS)})")
+    parser.add_argument("--seat", type=int, default=0, help="your seat, 0 plays first in "
+                        "seat order (default: 0)")
+    parser.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
+    parser.add_argument("--episode", choices=("game", "round"), default="game",
+                        help="a whole game (default) or a single round")
+    parser.add_argument("--ascii", action="store_true", help="card names without suit symbols")
+    add_rules_arguments(parser)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = input,
+         out: TextIO | None = None) -> int:
+    """``tt-play``: returns the exit status."""
+    from ._cli import rules_from_args
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    opponents = [s.strip() for s in args.opponents.split(",") if s.strip()]
+    out = out or sys.stdout
+    if not 1 <= len(opponents) <= 7:
+        print("tt-play: error: give 1 to 7 opponents", file=sys.stderr)
+        return 2
+    try:
+        rules = rules_from_args(args, 1 + len(opponents))
+        game = TerminalGame(rules, opponents, seat=args.seat, seed=args.seed,
+                            episode=args.episode, input_fn=input_fn, out=out,
+                            pretty=False if args.ascii else None,
+                            echo=input_fn is input and not sys.stdin.isatty())
+    except (ValueError, ImportError) as exc:
+        print(f"tt-play: error: {exc}", file=sys.stderr)
+        return 2
+    return game.play()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
