@@ -279,7 +279,8 @@ def test_render_shows_the_opponents_moves():
     env.step(0)
     env.step(int(np.flatnonzero(env.action_masks())[0]))
     text = env.render()
-    assert "player_1: " in text and "[learner: player_0]" in text and "Round 1/11" in text
+    assert "player_0 (learner): discard" in text and "\nplayer_1: " in text
+    assert "[learner: player_0]" in text and "Round 1/11" in text
 
 
 def test_agent_hooks_reset_per_game_and_new_round_per_round():
@@ -377,9 +378,9 @@ def test_subproc_vec_env_with_masks_and_eval_callback(sb3, tmp_path):
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
-    from stable_baselines3.common.vec_env import SubprocVecEnv
+    from stable_baselines3.common.vec_env import SubprocVecEnv, VecMonitor
 
-    vec = SubprocVecEnv([_make(), _make()], start_method="spawn")
+    vec = VecMonitor(SubprocVecEnv([_make(), _make()], start_method="spawn"))
     try:
         assert is_masking_supported(vec)
         vec.seed(0)
@@ -390,13 +391,14 @@ def test_subproc_vec_env_with_masks_and_eval_callback(sb3, tmp_path):
             actions = [int(np.flatnonzero(m)[0]) for m in masks]
             obs, rewards, dones, infos = vec.step(np.array(actions))
             assert obs.shape == (2, vec.observation_space.shape[0])
-        eval_env = SubprocVecEnv([_make()], start_method="spawn")
-        callback = MaskableEvalCallback(eval_env, eval_freq=128, n_eval_episodes=2,
-                                        best_model_save_path=str(tmp_path), verbose=0)
+        eval_env = VecMonitor(SubprocVecEnv([_make()], start_method="spawn"))
+        callback = MaskableEvalCallback(eval_env, eval_freq=64, n_eval_episodes=2,
+                                        log_path=str(tmp_path), verbose=0)
         model = MaskablePPO("MlpPolicy", vec, n_steps=128, batch_size=128, n_epochs=1, seed=0,
                             device="cpu")
         model.learn(total_timesteps=256, callback=callback)
-        assert callback.n_calls > 0 and len(callback.evaluations_results) >= 1
+        assert len(callback.evaluations_results) == 2  # at 64 and 128 calls of 2 envs
+        assert all(r <= 0 for rs in callback.evaluations_results for r in rs)  # penalties
         eval_env.close()
     finally:
         vec.close()

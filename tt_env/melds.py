@@ -22,33 +22,46 @@ natural place
 deadwood
     The cards left out of every meld; their penalty (``Rules.penalty_table``) is the score.
 
-Algorithm. Wild cards are fungible *as wilds*: a meld only needs a number of them, and a
-leftover joker differs from a leftover wild-rank card only in its penalty. So the solver splits
-the hand into natural cards, searched one by one, and a *pool* of wilds, handled by counting:
+Algorithm. A hand is 53 counts; its natural cards become one integer with an 8-bit count field
+per card kind (``int.from_bytes``), so several decks need no special case.
 
-1. Natural search. The hand minus the jokers is an integer mask with a ``B``-bit count field
-   per card kind (``B = 1`` with one deck). A memoised depth-first search takes the lowest card
-   still uncovered and tries: deadwood; a set of its rank (every sub-multiset of the uncovered
-   cards of that rank that holds it); a run of its suit in which it is the lowest natural card
-   (every subset of the uncovered cards of its suit above it, gaps and the length of 3 filled
-   by wilds). Each meld needs ``lo`` wilds at least and takes ``hi`` at most (the cap, and for a
-   run the length limit), so the search only adds up ``D = sum(lo)`` and ``H = sum(hi)``; it
-   never branches on where a wild goes. The candidate sets and runs come from tables keyed by
-   the bit pattern of one rank or one suit, built lazily and shared by every search with the
-   same options.
-2. Wild-rank cards. With no cap (``max_wilds_per_meld=None``) a wild-rank card in its natural
-   place in a run is worth exactly as much as the same card used as a wild there, so every
-   wild-rank card goes to the pool. With a cap the natural place saves a wild, so wild-rank
-   cards stay in the search as well: natural in a run of their suit, or sent to the pool.
-3. The pool. When no natural card is left, ``J`` jokers and ``m`` pooled wild-rank cards must
-   give the melds ``D..H`` wilds; the rest may form sets of the wild rank (its cards natural,
-   jokers as wilds) or, with ``all_wild_melds``, melds of jokers only; whatever is left is
-   deadwood, and the cheapest wilds are the ones left. This count problem is solved exactly
-   by small tables cached per rule set.
+*The pool.* Wild cards are fungible as wilds: a meld only needs a number of them, and a
+leftover joker differs from a leftover wild-rank card only in its penalty. So every meld built
+from natural cards is summarised by the wilds it needs at least (``lo``: gaps, length 3) and
+can take at most (``hi``: the cap, a run's length limit), and the wilds themselves are
+counted: ``J`` jokers and ``m`` wild-rank cards must give the melds ``D = sum(lo)`` to
+``H = sum(hi)`` wilds; what is left may form sets of the wild rank (its cards natural there,
+jokers as wilds) or, with ``all_wild_melds``, melds of jokers only, and the rest is deadwood,
+the cheapest cards left over. :meth:`_Config.leaf` solves this count problem exactly.
+With no cap a wild-rank card in its natural place in a run is worth exactly what the same
+card is worth as a wild there, so all wild-rank cards join the pool; with a cap the natural
+place saves a wild, so they are also searched as natural run cards.
 
-:func:`min_penalty` (the hot path) returns only the points and is cached; :func:`solve`
-rebuilds one optimal arrangement from the search memo; :func:`lay_off` (the redemption
-variant) adds the melds already on the table to the same search.
+*The fast path* (:func:`_fast`, nearly every call). Sets are chosen first, rank by rank: only
+ranks with 2 or more cards (one card and two wilds is also a run), one set per rank with no
+cap (merging two sets never needs more wilds), every split into several sets with a cap (each
+set takes ``cap`` more wilds). For each choice the four suits are looked up in tables of their
+best runs, keyed by the suit's 13 count fields and built lazily once per rule set: with no cap
+the fewest points of the suit for each number of wilds, combined over the suits by a min-plus
+sum within the wild budget; with a cap the Pareto-best (points, wilds needed, natural
+wild-rank cards, wilds taken), tried in every combination and finished by the pool. Choices
+are tried cheapest lower bound first (the suits' points as they are, less the points of the
+set cards) and cut when the bound cannot win. It is exact under conditions it checks, else
+the search below decides: with no cap it assumes that once any meld exists every spare wild
+finds a place, which holds unless one suit holds more than ``top - W`` natural positions or
+the hand more than 26 cards; it takes at most 12 wilds (16 with a cap shorter than the longest run).
+
+*The search* (:func:`_search`, exact for every input). A memoised depth-first search over the
+lowest uncovered card: deadwood (or, for a wild-rank card, the pool); a set of its rank (every
+sub-multiset of the uncovered cards of that rank holding it); a run of its suit in which it is
+the lowest natural card (every subset of the uncovered cards of the suit above it). The state
+is (cards left, natural wild-rank cards used, ``D``, ``H``); it never branches on where a wild
+goes. :func:`lay_off` runs the same search with the table melds as extra resources.
+
+:func:`min_penalty` (the hot path) returns only the points and is cached; :func:`solve` spells
+out the arrangement the fast path (or the search) found; :func:`discard_penalties` solves the
+whole hand once: a card that is deadwood there needs no search (dropping it saves exactly its
+penalty), only the melded ones do.
 """
 
 from __future__ import annotations
@@ -617,14 +630,9 @@ def _hand(counts: bytes, cfg: _Config) -> tuple[int, int, int]:
 
 
 def _fast(cfg: _Config, mask: int, J: int, M: int, plan: bool = False):
-    """Fewest points by enumerating sets first, then reading each suit's runs from a table.
-
-    Sets are chosen rank by rank (only ranks with 2 or more cards: a single card with two
-    wilds is also a run); what is left of each suit is looked up in :class:`_SuitValues`. With
-    no cap every meld can take any number of extra wilds, except a run, which stops at its
-    length limit; the fast path is exact when that limit cannot bind (checked below: it needs
-    one run holding more than ``top - W`` natural cards), and returns None otherwise, as it
-    does for more than 12 wilds. With ``plan``, return ``(points, sets, runs per suit)``.
+    """Fewest points by choosing sets first and reading each suit's runs from a table (see
+    the module docstring); None when its exactness conditions fail. With ``plan``, also what
+    :func:`_free_arrangement` / :func:`_capped_plan` need to spell the arrangement out.
     """
     W = J + M
     tabs = cfg.tabs
@@ -777,8 +785,9 @@ def _fast_capped(cfg, sv, mask, J, M, W, ropts, plan):
     if len(combos) > 1:
         # Points of the suits as they are, each with every wild to itself, less the points of
         # the set cards, bound a choice from below (the pool costs >= 0).
-        combos = [combos[0]] + sorted(
-            ((sum(e[1][W - c[2]] for e in base) - c[0],) + c[1:] for c in combos[1:]))
+        m0, m1, m2, m3 = base[0][1], base[1][1], base[2][1], base[3][1]
+        bound = [m0[W - D] + m1[W - D] + m2[W - D] + m3[W - D] for D in range(W + 1)]
+        combos = [combos[0]] + sorted([(bound[c[2]] - c[0],) + c[1:] for c in combos[1:]])
     best = _INF
     best_plan = None
     for i, combo in enumerate(combos):
@@ -792,7 +801,14 @@ def _fast_capped(cfg, sv, mask, J, M, W, ropts, plan):
             _, m, D, H, ch, t = combo
             suits = base
         room = W - D
-        L0, L1, L2, L3 = [e[0][:e[2][room]] for e in suits]
+        e = suits[0]
+        L0 = e[0][:e[2][room]]
+        e = suits[1]
+        L1 = e[0][:e[2][room]]
+        e = suits[2]
+        L2 = e[0][:e[2][room]]
+        e = suits[3]
+        L3 = e[0][:e[2][room]]
         for c0, d0, n0, h0, _ in L0:
             u0 = d0 + n0
             for c1, d1, n1, h1, _ in L1:

@@ -59,8 +59,9 @@ argument               default        meaning
                                       (with the opponents' moves in between), ``"ansi"``: text
 ``rules``, any         as RULES.md    as :class:`~tt_env.three_thirteen_v0.raw_env`
 ``Rules`` field
-``episode``            ``"game"``     ``"game"`` or ``"round"`` (the next reset plays the next
-                                      round of the same game; the learner's seat is drawn again)
+``episode``            ``"game"``     ``"game"`` or ``"round"`` (a reset without a seed plays the
+                                      next round of the same game, the seat drawn anew if not
+                                      fixed)
 ``reward``             ``"penalty"``  ``"penalty"`` or ``"relative"``, as the AEC environment
 ``illegal_action``     ``"raise"``    ``"raise"``: an illegal learner action raises
                                       :class:`~tt_env.three_thirteen_v0.IllegalActionError` and
@@ -160,7 +161,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._mask = np.zeros(NUM_ACTIONS, bool)
         self._done = True
         self._rounds_seen = 0
-        self._moves: list[tuple[str, int]] = []  # opponents' moves since the learner's, to render
+        self._moves: list[tuple[str, int]] = []  # the last moves, shown by render()
 
     def _make_opponents(self, opponents: Any) -> list[Any]:
         from .agents import make_agent
@@ -210,7 +211,9 @@ class SingleAgentEnv(gymnasium.Env):
             self._new_round(distinct)
         self._rounds_seen = len(aec.game.round_results)
         self._moves = []
-        self._done = self._play_opponents()  # False, as turn_cap >= num_players
+        if self._play_opponents():  # impossible while turn_cap >= num_players (checked)
+            raise RuntimeError("the episode ended before the learner's first turn")
+        self._done = False
         obs, info = self._observe()
         if self.render_mode == "human":
             self.render()
@@ -226,7 +229,8 @@ class SingleAgentEnv(gymnasium.Env):
             raise ResetNeeded("the episode is over (or never began): call reset() before step()")
         aec = self.aec_env
         aec.step(action)  # checks the action first: an illegal one raises, nothing is changed
-        self._moves = []
+        if self.render_mode is not None:
+            self._moves = [(self.learner, int(action))]
         self._done = self._play_opponents()
         # The AEC env zeroes an agent's cumulative reward when it acts and adds every reward
         # given since: so this is all the learner earned since its action, whoever ended a round.
@@ -321,7 +325,8 @@ class SingleAgentEnv(gymnasium.Env):
     def _text(self) -> str:
         if self.learner is None:
             return "(not reset)"
-        lines = [f"{who}: {describe(action)}" for who, action in self._moves]
+        lines = [f"{who}{' (learner)' if who == self.learner else ''}: {describe(action)}"
+                 for who, action in self._moves]
         lines.append(f"[learner: {self.learner}]")
         lines.append(self.aec_env.render())
         return "\n".join(lines)
