@@ -94,7 +94,54 @@ def solver_split(players: int, steps: int, seed: int) -> str:
 #   * RLCard's raw env, rlcard.make("gin-rummy") (the engine of PettingZoo's removed gin_rummy_v4);
 #   * OpenSpiel's gin_rummy (pyspiel), writing its observation tensor every step.
 # They are added here; main() prints every result and the ratios to the first peer found.
-PEERS: list[Callable[[int, int], dict[str, float]]] = []
+def bench_rlcard(steps: int, seed: int) -> dict[str, float]:
+    """RLCard's raw gin-rummy env: ``env.step`` builds the next player's state (observation and
+    legal actions) itself, so each step is a full RL step."""
+    try:
+        import rlcard
+    except ImportError:
+        return {}
+    env = rlcard.make("gin-rummy", config={"seed": seed})
+    rnd = random.Random(seed)
+    state, _ = env.reset()
+    done = 0
+    start = time.perf_counter()
+    while done < steps:
+        legal = list(state["legal_actions"])
+        state, _ = env.step(legal[rnd.randrange(len(legal))])
+        done += 1
+        if env.is_over():
+            state, _ = env.reset()
+    return {"RLCard gin-rummy (raw)": done / (time.perf_counter() - start)}
+
+
+def bench_open_spiel(steps: int, seed: int) -> dict[str, float]:
+    """OpenSpiel's gin_rummy (C++), with the acting player's observation tensor written every
+    step as an RL loop needs; chance moves (the deal) are played but not counted."""
+    try:
+        import pyspiel
+    except ImportError:
+        return {}
+    game = pyspiel.load_game("gin_rummy")
+    rnd = random.Random(seed)
+    state = game.new_initial_state()
+    done = 0
+    start = time.perf_counter()
+    while done < steps:
+        if state.is_terminal():
+            state = game.new_initial_state()
+        elif state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            state.apply_action(outcomes[rnd.randrange(len(outcomes))][0])
+        else:
+            state.observation_tensor(state.current_player())
+            legal = state.legal_actions()
+            state.apply_action(legal[rnd.randrange(len(legal))])
+            done += 1
+    return {"OpenSpiel gin_rummy (C++)": done / (time.perf_counter() - start)}
+
+
+PEERS: list[Callable[[int, int], dict[str, float]]] = [bench_rlcard, bench_open_spiel]
 
 
 def main() -> None:

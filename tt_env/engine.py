@@ -23,7 +23,8 @@ import numpy as np
 from .cards import (
     ALL_CARDS, JOKER, NUM_KINDS, Card, format_cards, parse_card, parse_cards, shuffled_deck,
 )
-from .melds import Arrangement, MeldShape, discard_penalties, lay_off, solve
+from .going_out import go_out_discards
+from .melds import Arrangement, MeldShape, lay_off, solve
 from .rules import Rules
 
 RECORD_VERSION = 1
@@ -283,9 +284,8 @@ class Game:
 
     def go_out_discards(self) -> set[int]:
         """In the discard phase: the card kinds whose discard leaves a hand with no deadwood."""
-        r = self._round
-        penalties = discard_penalties(tuple(r.hands[self.current]), self.wild_rank, self.rules)
-        return {k for k, p in penalties.items() if p == 0}
+        return set(go_out_discards(tuple(self._round.hands[self.current]), self.wild_rank,
+                                   self.rules))
 
     def check(self, move: Move) -> None:
         """Raise :class:`IllegalMoveError` saying why, if ``move`` is not legal now."""

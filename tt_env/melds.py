@@ -684,8 +684,8 @@ def _fast(cfg: _Config, mask: int, J: int, M: int, plan: bool = False):
     best = _free_best(e0, e1, e2, e3, W)
     best_plan: tuple = ((), 0, (e0, e1, e2, e3))
     if ropts and best:
-        # Every choice of at most one set option per rank that the wilds allow, as
-        # (lower bound, mask, wilds needed, options, suits touched). Taking cards out of a
+        # Every choice of at most one set option per rank that the wilds allow, as (points
+        # of the set cards, mask left, wilds needed, suits touched). Taking cards out of a
         # suit lowers its points by at most their penalty, so the points of the suits as they
         # are, less the penalty of the set cards, bound a choice from below.
         combos = [(0, mask, 0, 0)]

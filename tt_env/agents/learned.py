@@ -1,0 +1,128 @@
+"""LearnedAgent: plays a trained model (``tt-train``) from the observation and the mask.
+
+The model file (:mod:`tt_env.model`) holds the network, the rules and number of players it was
+trained for and its feature transform (:mod:`tt_env.features`); the agent applies that same
+transform to the observation, scores the 108 actions and plays the best legal one
+(``deterministic=True``, the default) or samples from the masked policy with its seeded
+generator.
+
+Importing this module registers a model loader with :func:`tt_env.agents.register_model_loader`,
+so every agent spec that names a model works wherever agents are named (``make_agent``,
+``tt-arena``, ``tt-play``):
+
+- a path to a model file: ``models/ppo_2p_standard.pt``, ``runs/x/model.pt``;
+- the name of a model in a models directory: ``ppo_2p_standard`` (looked up as
+  ``<dir>/<name>.pt`` in the directories of ``$TT_ENV_MODELS`` (``os.pathsep``-separated), then
+  ``./models``, then the ``models/`` folder beside the ``tt_env`` package of a source checkout).
+
+A missing file, a corrupt one, or a model trained for other rules or another number of players
+raises :class:`~tt_env.model.ModelError` (a ``ValueError``) saying which.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..model import MODEL_SUFFIX, Model, ModelError, load_model
+from ..rules import Rules
+from . import register_model_loader, spec_label
+from .base import BaseAgent, legal_actions
+
+_PACKAGE_MODELS = Path(__file__).resolve().parents[2] / "models"
+
+
+def model_dirs() -> list[Path]:
+    """Where model names are looked up, in order."""
+    dirs = [Path(p) for p in os.environ.get("TT_ENV_MODELS", "").split(os.pathsep) if p]
+    dirs += [Path("models"), _PACKAGE_MODELS]
+    return list(dict.fromkeys(dirs))
+
+
+def find_model(spec: str) -> Path | None:
+    """The model file that ``spec`` names, or None if it names none (and is not a path).
+
+    Raises :class:`ModelError` when ``spec`` is clearly a model path (it ends in ``.pt`` or
+    contains a directory) but no such file exists.
+    """
+    path = Path(spec).expanduser()
+    if path.is_file():
+        return path
+    looks_like_path = spec.endswith(MODEL_SUFFIX) or "/" in spec or os.sep in spec
+    if looks_like_path:
+        if path.is_dir():
+            raise ModelError(f"{spec} is a directory, not a model file")
+        raise ModelError(f"no such model file: {spec}")
+    for folder in model_dirs():
+        for candidate in (folder / f"{spec}{MODEL_SUFFIX}", folder / spec):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+class LearnedAgent(BaseAgent):
+    """A trained policy (see the module docstring).
+
+    ``model``: a model file path or name, or a loaded :class:`~tt_env.model.Model`.
+    ``deterministic``: play the most likely legal action (default) or sample one.
+    """
+
+    def __init__(self, model: str | os.PathLike | Model, num_players: int = 2,
+                 rules: Rules | None = None, seed: int | None = None,
+                 deterministic: bool = True) -> None:
+        super().__init__(num_players, rules, seed)
+        torch.set_num_threads(1)  # small networks: threads cost more than they give
+        if not isinstance(model, Model):
+            found = find_model(str(model))
+            if found is None:
+                raise ModelError(f"no model named {model!r} in "
+                                 + ", ".join(str(d) for d in model_dirs()))
+            model = load_model(found, self.rules)
+        else:
+            from ..model import check_compatible
+
+            check_compatible(model.metadata, self.rules, f"model {model.path or ''}".strip())
+        self.model = model
+        self.features = model.features
+        self.net = model.net
+        self.deterministic = deterministic
+        self.name = spec_label(model.path) if model.path else "learned"
+
+    def policy(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The probabilities of the 108 actions (zero for the illegal ones)."""
+        mask = np.asarray(action_mask).astype(bool)
+        logits = self._logits(observation)
+        logits = np.where(mask, logits, -np.inf)
+        logits = logits - logits.max()
+        p = np.exp(logits)
+        return p / p.sum()
+
+    def _logits(self, observation: np.ndarray) -> np.ndarray:
+        x = torch.from_numpy(self.features(observation)).unsqueeze(0)
+        with torch.no_grad():
+            return self.net.actor(x)[0].numpy().astype(np.float64)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = legal_actions(action_mask)
+        if legal.size == 1:
+            return int(legal[0])
+        if self.deterministic:
+            logits = self._logits(observation)
+            return int(legal[np.argmax(logits[legal])])
+        p = self.policy(observation, action_mask)
+        return int(self.rng.choice(p.size, p=p))
+
+
+@register_model_loader
+def load_learned_agent(spec: str, num_players: int, rules: Rules, seed: int | None):
+    """The model loader of the registry: a :class:`LearnedAgent` for a model path or name."""
+    found = find_model(spec)
+    if found is None:
+        return None
+    return LearnedAgent(str(found), num_players, rules, seed)
+
+
+__all__ = ["LearnedAgent", "find_model", "load_learned_agent", "model_dirs"]

@@ -1,0 +1,1106 @@
+"""Training learned agents: MaskablePPO on the single-agent view against a pool of opponents.
+
+``tt-train`` (this module's :func:`main`) trains one policy for any number of players and any
+rules, in the manner of CleanRL's ``ppo.py``: one :class:`TrainConfig` dataclass holds every
+setting with a line of help under each field; a config file (TOML or YAML) and command-line flags
+override it, in that order. One run writes everything into ``runs/<run name>/``:
+
+====================  ==========================================================================
+file                  what
+====================  ==========================================================================
+``config.toml``       the resolved configuration (``tt-train --config`` reads it back)
+``command.txt``       the exact command of every start and resume of the run, one per line
+``tb/``               TensorBoard logs (``tensorboard --logdir runs``)
+``progress.csv``      mean round reward per opponent kind, per rollout (the learning curve)
+``evaluations.csv``   periodic arena evaluations: mean score difference with 95% intervals
+``checkpoints/``      stable-baselines3 checkpoints (``ckpt_<steps>.zip``), for ``--resume``
+``league/``           snapshots of the learner (model files) that the self-play league plays
+``bc.pt``             the behaviour-cloning warm start (when ``bc_teacher`` is set)
+``model.pt``          the final model (``best.pt``: the best evaluation against the first
+                      evaluation opponent)
+``learning_curve.png``  the plot of ``progress.csv`` and ``evaluations.csv`` (:func:`plot_run`)
+====================  ==========================================================================
+
+How it learns:
+
+1. **Features.** The policy sees :class:`~tt_env.features.CardFeatures` of the observation (what a
+   player can compute from its own hand and the public cards, via the exact solver), through the
+   card-equivariant network :class:`~tt_env.model.CardNet`. The model file records the transform.
+2. **Warm start** (optional, ``bc_teacher``): behaviour cloning of a heuristic agent (by default
+   :class:`~tt_env.agents.CountingAgent`): its decisions in ``bc_samples`` positions, a
+   cross-entropy fit of the policy and a fit of the value to the rounds' returns.
+3. **PPO** (sb3-contrib's ``MaskablePPO``) against opponents drawn per episode and per seat from a
+   weighted pool: ``random``, ``greedy``, ``counting``, any agent spec, and ``league``: the latest
+   snapshots of the learner itself (a self-play league, refreshed every ``league_every`` steps).
+   With ``episode="round"`` (default) an episode is one round and the next reset plays the next
+   round of the same game, so every round size is trained; ``reward="relative"`` (default) pays
+   the opponents' mean penalty minus the own at the end of each round: the score difference that
+   duplicate tournaments measure, not a shaped proxy.
+4. **Evaluation** every ``eval_every`` steps: a duplicate tournament of the current policy against
+   each of ``eval_opponents`` (:func:`tt_env.arena.run_tournament`), logged with its 95% interval.
+
+Resuming: ``tt-train --resume runs/<name>`` reloads the run's config and its last checkpoint and
+continues; the step count, the logs and the league carry on (flags given with ``--resume``, such as
+a larger ``--total-timesteps``, override the saved config; the rules may not change).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import csv
+import dataclasses
+import datetime as _dt
+import functools
+import inspect
+import json
+import math
+import multiprocessing
+import os
+import platform
+import random
+import re
+import shlex
+import shutil
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import gymnasium
+import numpy as np
+import torch
+from gymnasium import spaces
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from torch import nn
+
+from .actions import NUM_ACTIONS
+from .features import CardFeatures
+from .model import CardNet, ModelError, build_metadata, masked_logits, save_model
+from .rules import FIELD_NAMES, Rules
+
+BUILTIN_OPPONENTS = ("random", "greedy", "counting")
+LEAGUE = "league"
+
+
+# ---------------------------------------------------------------------------------- config
+@dataclass
+class TrainConfig:
+    """Every setting of a training run (``tt-train --help`` lists them with their help)."""
+
+    exp_name: str = "ppo_cards"
+    """name of the experiment: the start of the run name"""
+    seed: int = 0
+    """seed of torch, numpy, the environments, the opponents and the evaluations"""
+    players: int = 2
+    """number of players, 2..8"""
+    preset: str = "standard"
+    """rule preset ("standard", "one-wild"); the rule options of [rules] or of flags override it"""
+    rules: dict = field(default_factory=dict)
+    """rule options (fields of tt_env.Rules) on top of the preset"""
+    episode: str = "round"
+    """"round": an episode is one round (quicker credit assignment); "game": a whole game"""
+    reward: str = "relative"
+    """"relative": opponents' mean penalty minus the own per round; "penalty": minus the own"""
+    reward_scale: float = 0.05
+    """factor applied to rewards for PPO (keeps values near 1; the objective is unchanged)"""
+    opponents: str = "counting=0.35,greedy=0.3,random=0.05,league=0.3"
+    """opponent pool as agent=weight, drawn per episode and seat; league = the learner's snapshots"""
+    league_every: int = 100_000
+    """steps between snapshots of the learner added to the league"""
+    league_size: int = 5
+    """the league plays the latest this many snapshots"""
+    lookahead: bool = True
+    """features: expected gain of the next draw for the best discards (costlier, stronger)"""
+    card_hidden: int = 64
+    """width of the per-card layers of CardNet"""
+    trunk_hidden: int = 128
+    """width of the hidden layer of CardNet's global trunk"""
+    total_timesteps: int = 1_000_000
+    """PPO steps of the learner (the behaviour-cloning positions are not counted)"""
+    n_envs: int = 4
+    """parallel environments"""
+    vec_env: str = "subproc"
+    """"subproc": one process per environment (SubprocVecEnv); "dummy": all in this process"""
+    learning_rate: float = 1e-4
+    """Adam learning rate of PPO"""
+    n_steps: int = 512
+    """steps per environment per rollout"""
+    batch_size: int = 512
+    """PPO minibatch size"""
+    n_epochs: int = 4
+    """PPO epochs per rollout"""
+    gamma: float = 1.0
+    """discount (a round is short and only its end is rewarded)"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    clip_range: float = 0.2
+    """PPO clip range"""
+    ent_coef: float = 0.003
+    """entropy bonus"""
+    vf_coef: float = 0.5
+    """value loss weight"""
+    max_grad_norm: float = 0.5
+    """gradient clipping"""
+    target_kl: float = 0.0
+    """stop a PPO update early past this KL (0: never)"""
+    bc_teacher: str = "counting"
+    """agent to imitate before PPO (behaviour cloning warm start); "" or "none": start from scratch"""
+    bc_samples: int = 100_000
+    """teacher decisions collected for the warm start"""
+    bc_epochs: int = 6
+    """epochs of the warm-start fit"""
+    bc_lr: float = 1e-3
+    """learning rate of the warm-start fit"""
+    bc_batch_size: int = 512
+    """minibatch size of the warm-start fit"""
+    bc_opponents: str = "counting=0.5,greedy=0.4,random=0.1"
+    """opponent pool of the teacher's games"""
+    checkpoint_every: int = 50_000
+    """steps between checkpoints"""
+    eval_every: int = 200_000
+    """steps between evaluations (0: only at the end)"""
+    eval_opponents: str = "greedy"
+    """agents the evaluations play against (comma-separated); the first one picks best.pt"""
+    eval_games: int = 60
+    """deals per evaluation and opponent (each played in every seat rotation)"""
+    eval_episode: str = "game"
+    """"game": evaluate on whole games (the arena's default); "round": first rounds only"""
+    eval_seed: int = 2024
+    """tournament seed of the evaluations (the same deals every time)"""
+    eval_workers: int = 0
+    """processes of an evaluation (0: one per core)"""
+    run_dir: str = "runs"
+    """directory of the runs"""
+    run_name: str = ""
+    """name of the run ("": exp_name, players, seed and the time)"""
+    output: str = ""
+    """also copy the final model here (e.g. models/ppo_2p_standard.pt)"""
+    final_model: str = "best"
+    """model copied to output: "best" (best evaluation) or "last\""""
+    progress_bar: bool = True
+    """show a progress bar"""
+    threads: int = 1
+    """torch threads (more rarely helps with these small networks)"""
+
+    def make_rules(self) -> Rules:
+        unknown = set(self.rules) - set(FIELD_NAMES)
+        if unknown:
+            raise ValueError(f"unknown rule option(s) in rules: {', '.join(sorted(unknown))}")
+        return Rules.preset(self.preset, **{**self.rules, "num_players": self.players})
+
+
+CONFIG_FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
+
+
+@functools.lru_cache(maxsize=None)
+def config_help() -> dict[str, str]:
+    """The line of help under each field of :class:`TrainConfig`, read from its source."""
+    try:
+        tree = ast.parse(inspect.getsource(TrainConfig))
+    except (OSError, TypeError, SyntaxError):
+        return {}
+    helps: dict[str, str] = {}
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    for node, nxt in zip(body, body[1:]):
+        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+                and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant)):
+            helps[node.target.id] = " ".join(str(nxt.value.value).split())
+    return helps
+
+
+def parse_pool(text: str | dict[str, float]) -> dict[str, float]:
+    """``"counting=0.4,greedy=0.3"`` (or a dict) as ``{agent: weight}``; weights need not sum
+    to 1. A name without ``=`` has weight 1."""
+    if isinstance(text, dict):
+        items = [(str(k), float(v)) for k, v in text.items()]
+    else:
+        items = []
+        for part in str(text).split(","):
+            part = part.strip()
+            if not part:
+                continue
+            name, _, weight = part.partition("=")
+            try:
+                items.append((name.strip(), float(weight) if weight else 1.0))
+            except ValueError:
+                raise ValueError(f"opponent pool: bad weight in {part!r}") from None
+    pool = {name: w for name, w in items if w > 0}
+    if any(w < 0 for _, w in items):
+        raise ValueError("opponent pool: weights must be >= 0")
+    if not pool:
+        raise ValueError(f"opponent pool {text!r} has no agent with a positive weight")
+    return pool
+
+
+def load_config_file(path: str | os.PathLike) -> dict[str, Any]:
+    """A config file (``.toml``, ``.yaml``/``.yml``) as a dict of :class:`TrainConfig` fields.
+
+    ``[rules]`` holds rule options; ``opponents``/``bc_opponents`` may be tables of weights.
+    """
+    path = Path(path)
+    text = path.read_text()
+    if path.suffix in (".yaml", ".yml"):
+        import yaml
+
+        data = yaml.safe_load(text) or {}
+    else:
+        try:
+            import tomllib
+        except ImportError:  # Python 3.10
+            import tomli as tomllib  # type: ignore[no-redef]
+        data = tomllib.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a table of settings")
+    unknown = set(data) - set(CONFIG_FIELDS)
+    if unknown:
+        raise ValueError(f"{path}: unknown setting(s) {', '.join(sorted(unknown))}")
+    for key in ("opponents", "bc_opponents"):
+        if isinstance(data.get(key), dict):
+            data[key] = ",".join(f"{k}={v}" for k, v in data[key].items())
+    return data
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return json.dumps(str(value))  # a JSON string is a valid TOML basic string
+
+
+def config_to_toml(config: TrainConfig) -> str:
+    """The config as TOML (what ``config.toml`` holds); ``None`` rule values are left out
+    (they mean "automatic", the default)."""
+    lines = ["# tt-train configuration (tt-train --config this-file)"]
+    for name, f in CONFIG_FIELDS.items():
+        if name == "rules":
+            continue
+        lines.append(f"{name} = {_toml_value(getattr(config, name))}")
+    lines.append("")
+    lines.append("[rules]")
+    for key, value in config.rules.items():
+        if value is not None:
+            lines.append(f"{key} = {_toml_value(value)}")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------- CLI
+_UNSET = object()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from ._cli import add_rules_arguments
+
+    parser = argparse.ArgumentParser(
+        prog="tt-train",
+        description="Train a Three Thirteen agent with MaskablePPO (sb3-contrib) against a pool "
+                    "of opponents and a self-play league. Settings: defaults < --config file < "
+                    "flags. 'tt-train plot RUN_DIR' draws a run's learning curve.",
+        epilog="Example: tt-train --config training/config/ppo_2p_standard.toml "
+               "--output models/ppo_2p_standard.pt",
+    )
+    parser.add_argument("--config", metavar="FILE", help="TOML or YAML file of settings")
+    parser.add_argument("--resume", metavar="RUN_DIR",
+                        help="continue the run in RUN_DIR from its last checkpoint")
+    helps = config_help()
+    for name, f in CONFIG_FIELDS.items():
+        if name in ("rules", "preset"):
+            continue  # --preset and the rule flags come from add_rules_arguments
+        flag = "--" + name.replace("_", "-")
+        text = helps.get(name, "")
+        default = f.default
+        kind = {"bool": bool, "int": int, "float": float}.get(str(f.type), str)
+        if kind is bool:
+            parser.add_argument(flag, default=_UNSET, action=argparse.BooleanOptionalAction,
+                                help=f"{text} (default: {default})")
+        else:
+            parser.add_argument(flag, default=_UNSET, type=kind,
+                                help=f"{text} (default: {default!r})")
+    add_rules_arguments(parser)
+    for action in parser._actions:  # the preset's default comes from the config, not argparse
+        if action.dest == "preset":
+            action.default = _UNSET
+    return parser
+
+
+def config_from_args(args: argparse.Namespace, base: dict[str, Any] | None = None
+                     ) -> tuple[TrainConfig, dict[str, Any]]:
+    """The config of defaults < ``base`` (a config file) < the flags given; also returns the
+    settings given as flags."""
+    values: dict[str, Any] = dict(base or {})
+    given: dict[str, Any] = {}
+    for name in CONFIG_FIELDS:
+        if name == "rules":
+            continue
+        value = getattr(args, name, _UNSET)
+        if value is not _UNSET:
+            given[name] = value
+    rule_flags = {}
+    for name in FIELD_NAMES:
+        if name == "num_players":
+            continue
+        value = getattr(args, name, _UNSET)
+        if value is not _UNSET:
+            rule_flags[name] = value
+    if rule_flags:
+        given["rules"] = {**values.get("rules", {}), **rule_flags}
+    values.update(given)
+    config = TrainConfig(**values)
+    config.rules = dict(config.rules)
+    return config, given
+
+
+# ---------------------------------------------------------------------------------- opponents
+class OpponentPool:
+    """Agents drawn per episode with weights; ``league`` draws one of the latest snapshots
+    (model files in ``league_dir``) of the learner. Each seat keeps its own agent instances."""
+
+    def __init__(self, weights: dict[str, float], rules: Rules, seed: int,
+                 league_dir: str | None = None, league_size: int = 5) -> None:
+        self.rules = rules
+        self.weights = dict(weights)
+        self.rng = np.random.default_rng(seed)
+        self.league_dir = Path(league_dir) if league_dir else None
+        self.league_size = league_size
+        self._agents: dict[tuple[int, str], Any] = {}
+
+    def league(self) -> list[Path]:
+        """The snapshots the league plays, oldest first."""
+        if self.league_dir is None or not self.league_dir.is_dir():
+            return []
+        found = sorted(self.league_dir.glob("step_*.pt"), key=_step_of)
+        return found[-self.league_size:]
+
+    def sample(self, seat: int) -> tuple[str, Any]:
+        """``(label, agent)`` for one seat in the next episode."""
+        names = list(self.weights)
+        snapshots = self.league() if LEAGUE in self.weights else []
+        if not snapshots and LEAGUE in names:
+            names.remove(LEAGUE)
+            if not names:  # only the league, and no snapshot yet: the first heuristic
+                names = ["counting"]
+        w = np.array([self.weights.get(n, 1.0) for n in names], float)
+        name = names[int(self.rng.choice(len(names), p=w / w.sum()))]
+        spec = str(snapshots[int(self.rng.integers(len(snapshots)))]) if name == LEAGUE else name
+        key = (seat, spec)
+        agent = self._agents.get(key)
+        if agent is None:
+            from .agents import make_agent
+
+            if name == LEAGUE:  # forget snapshots that left the league
+                live = {str(p) for p in snapshots}
+                for old in [k for k in self._agents if k[0] == seat and k[1].endswith(".pt")
+                            and k[1] not in live and Path(k[1]).parent == self.league_dir]:
+                    del self._agents[old]
+            agent = make_agent(spec, self.rules.num_players, self.rules,
+                               int(self.rng.integers(2**31)))
+            self._agents[key] = agent
+        return name, agent
+
+
+def _step_of(path: Path) -> int:
+    match = re.search(r"(\d+)", path.stem)
+    return int(match.group(1)) if match else -1
+
+
+class PoolSeat:
+    """One opponent seat of the single-agent view; :class:`TrainingEnv` swaps its agent per
+    episode. It forwards the agent protocol (``act``, ``reset``, ``new_round``)."""
+
+    name = "pool"
+
+    def __init__(self) -> None:
+        self.agent: Any = None
+        self.label = ""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return self.agent.act(observation, action_mask)
+
+    def reset(self, seed: int | None = None) -> None:
+        hook = getattr(self.agent, "reset", None)
+        if callable(hook):
+            hook(seed)
+
+    def new_round(self) -> None:
+        hook = getattr(self.agent, "new_round", None)
+        if callable(hook):
+            hook()
+
+
+# ---------------------------------------------------------------------------------- environment
+class TrainingEnv(gymnasium.Env):
+    """The single-agent view (:class:`tt_env.single_agent.SingleAgentEnv`) as the learner sees it
+    in training: :class:`~tt_env.features.CardFeatures` of its observation, rewards times
+    ``reward_scale``, opponents drawn from an :class:`OpponentPool` every episode.
+
+    ``action_masks()`` is the wrapped env's. At the end of an episode ``info["tt_episode"]`` holds
+    the unscaled episode reward and the opponents' labels (for the learning curve);
+    :attr:`raw_observation` is the last observation before the transform.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, rules: Rules, opponents: dict[str, float], episode: str = "round",
+                 reward: str = "relative", reward_scale: float = 1.0, lookahead: bool = True,
+                 league_dir: str | None = None, league_size: int = 5, seed: int = 0) -> None:
+        from .single_agent import SingleAgentEnv
+
+        self.rules = rules
+        self.features = CardFeatures(rules, lookahead=lookahead)
+        self.seats = [PoolSeat() for _ in range(rules.num_players - 1)]
+        self.pool = OpponentPool(opponents, rules, seed, league_dir, league_size)
+        self.env = SingleAgentEnv(opponents=self.seats, rules=rules, episode=episode,
+                                  reward=reward)
+        self.reward_scale = reward_scale
+        self.observation_space = spaces.Box(-np.inf, np.inf, (self.features.size,), np.float32)
+        self.action_space = self.env.action_space
+        self.raw_observation: np.ndarray | None = None
+        self._episode_reward = 0.0
+        self._episode_length = 0
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self.pool.rng = np.random.default_rng([seed, 1])
+        for i, seat in enumerate(self.seats):
+            seat.label, seat.agent = self.pool.sample(i)
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._episode_reward, self._episode_length = 0.0, 0
+        self.raw_observation = obs
+        return self.features(obs), info
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(int(action))
+        self.raw_observation = obs
+        self._episode_reward += reward
+        self._episode_length += 1
+        if terminated or truncated:
+            info["tt_episode"] = {"reward": self._episode_reward, "length": self._episode_length,
+                                  "opponents": "+".join(sorted(s.label for s in self.seats))}
+        return self.features(obs), reward * self.reward_scale, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        return self.env.action_masks()
+
+    def close(self) -> None:
+        self.env.close()
+
+
+def make_training_env(config: TrainConfig, rank: int, seed: int, league_dir: str | None,
+                      opponents: str | None = None) -> TrainingEnv:
+    """The environment of worker ``rank`` (a module-level function: picklable for subprocesses)."""
+    torch.set_num_threads(1)
+    return TrainingEnv(
+        config.make_rules(), parse_pool(opponents or config.opponents), episode=config.episode,
+        reward=config.reward, reward_scale=config.reward_scale, lookahead=config.lookahead,
+        league_dir=league_dir, league_size=config.league_size, seed=seed * 1000 + rank,
+    )
+
+
+def make_vec_env(config: TrainConfig, seed: int, league_dir: str | None):
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    fns = [functools.partial(make_training_env, config, rank, seed, league_dir)
+           for rank in range(config.n_envs)]
+    if config.vec_env == "subproc" and config.n_envs > 1:
+        vec = SubprocVecEnv(fns, start_method="spawn")
+    elif config.vec_env in ("dummy", "subproc"):
+        vec = DummyVecEnv(fns)
+    else:
+        raise ValueError(f"vec_env must be 'subproc' or 'dummy', got {config.vec_env!r}")
+    vec.seed(seed)
+    return VecMonitor(vec)
+
+
+# ---------------------------------------------------------------------------------- policy
+class _Extractor(nn.Module):
+    """SB3's ``mlp_extractor`` slot: the whole :class:`CardNet`, whose "latents" are already the
+    108 logits and the value."""
+
+    def __init__(self, net: CardNet) -> None:
+        super().__init__()
+        self.net = net
+        self.latent_dim_pi = NUM_ACTIONS
+        self.latent_dim_vf = 1
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.net(features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return self.net.actor(features)
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.net.critic(features)
+
+
+class CardPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's policy with :class:`CardNet` as actor and critic (``net_kwargs`` builds it);
+    the logits and the value come straight out of the network."""
+
+    def __init__(self, *args, net_kwargs: dict[str, Any] | None = None, **kwargs) -> None:
+        self.net_kwargs = dict(net_kwargs or {})
+        kwargs["ortho_init"] = False  # CardNet keeps PyTorch's default initialisation
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        self.mlp_extractor = _Extractor(CardNet(**self.net_kwargs))
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        self.action_net = nn.Identity()
+        self.value_net = nn.Identity()
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
+                                              **self.optimizer_kwargs)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data["net_kwargs"] = self.net_kwargs
+        return data
+
+
+def net_kwargs_for(config: TrainConfig, features: CardFeatures) -> dict[str, Any]:
+    return {"global_width": features.global_width, "card_hidden": config.card_hidden,
+            "trunk_hidden": config.trunk_hidden}
+
+
+# ---------------------------------------------------------------------------------- warm start
+def _collect_worker(job: tuple[dict[str, Any], int, int]) -> dict[str, np.ndarray]:
+    """Play the teacher as the learner; return its decisions (features, masks, actions) and
+    the returns of their episodes (complete episodes only)."""
+    values, seed, samples = job
+    torch.set_num_threads(1)
+    config = TrainConfig(**values)
+    from .agents import make_agent
+
+    env = make_training_env(config, 0, seed, None, opponents=config.bc_opponents)
+    rules = env.rules
+    teacher = make_agent(config.bc_teacher, rules.num_players, rules, seed)
+    xs, masks, actions, returns = [], [], [], []
+    obs, info = env.reset(seed=seed)
+    teacher.reset(seed)
+    rounds = len(env.env.game.round_results)
+    ep_x, ep_m, ep_a, ep_r = [], [], [], []
+    while len(xs) < samples:
+        mask = env.action_masks()
+        action = teacher.act(env.raw_observation, mask.astype(np.int8))
+        ep_x.append(obs)
+        ep_m.append(mask)
+        ep_a.append(action)
+        obs, reward, terminated, truncated, info = env.step(action)
+        ep_r.append(reward)
+        if terminated or truncated:
+            ret = np.cumsum(ep_r[::-1])[::-1]
+            xs += ep_x
+            masks += ep_m
+            actions += ep_a
+            returns += list(ret)
+            ep_x, ep_m, ep_a, ep_r = [], [], [], []
+            obs, info = env.reset()
+            if len(env.env.game.round_results) < rounds:  # a new game
+                teacher.reset(int(env.pool.rng.integers(2**31)))
+            else:
+                teacher.new_round()
+            rounds = len(env.env.game.round_results)
+    return {"x": np.asarray(xs, np.float32), "mask": np.asarray(masks, bool),
+            "action": np.asarray(actions, np.int64), "return": np.asarray(returns, np.float32)}
+
+
+def collect_teacher_data(config: TrainConfig, workers: int) -> dict[str, np.ndarray]:
+    """``bc_samples`` decisions of ``bc_teacher`` (about), collected over ``workers`` processes."""
+    per = math.ceil(config.bc_samples / workers)
+    values = dataclasses.asdict(config)
+    jobs = [(values, config.seed * 7919 + 17 + w, per) for w in range(workers)]
+    if workers == 1:
+        parts = [_collect_worker(jobs[0])]
+    else:
+        ctx = multiprocessing.get_context("spawn")
+        with ctx.Pool(workers) as pool:
+            parts = pool.map(_collect_worker, jobs)
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def behaviour_clone(net: CardNet, data: dict[str, np.ndarray], epochs: int, lr: float,
+                    batch_size: int, seed: int, log=None) -> dict[str, float]:
+    """Fit ``net`` to the teacher: cross-entropy of the masked policy on its actions, and the
+    value on the returns. Returns the held-out accuracy and losses."""
+    gen = torch.Generator().manual_seed(seed)
+    n = len(data["action"])
+    order = torch.randperm(n, generator=gen)
+    held = order[: max(1, n // 20)]
+    train = order[max(1, n // 20):]
+    x = torch.from_numpy(data["x"])
+    mask = torch.from_numpy(data["mask"])
+    action = torch.from_numpy(data["action"])
+    ret = torch.from_numpy(data["return"]).unsqueeze(1)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    steps = epochs * math.ceil(len(train) / batch_size)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=max(1, steps))
+    ce = torch.nn.CrossEntropyLoss()
+
+    def evaluate() -> dict[str, float]:
+        net.eval()
+        with torch.no_grad():
+            logits, value = net(x[held])
+            logits = masked_logits(logits, mask[held])
+            acc = (logits.argmax(1) == action[held]).float().mean().item()
+            return {"accuracy": acc, "policy_loss": ce(logits, action[held]).item(),
+                    "value_loss": torch.mean((value - ret[held]) ** 2).item()}
+
+    stats = {}
+    for epoch in range(epochs):
+        net.train()
+        perm = train[torch.randperm(len(train), generator=gen)]
+        for i in range(0, len(perm), batch_size):
+            idx = perm[i:i + batch_size]
+            logits, value = net(x[idx])
+            loss = (ce(masked_logits(logits, mask[idx]), action[idx])
+                    + 0.5 * torch.mean((value - ret[idx]) ** 2))
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+            opt.step()
+            sched.step()
+        stats = evaluate()
+        if log is not None:
+            log(epoch + 1, stats)
+    net.eval()
+    return stats
+
+
+# ---------------------------------------------------------------------------------- run files
+def _now() -> str:
+    return _dt.datetime.now().isoformat(timespec="seconds")
+
+
+def hardware() -> str:
+    """A one-line description of this machine."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
+
+
+class RunFiles:
+    """Paths and bookkeeping of one run directory (see the module docstring)."""
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        self.root = Path(root)
+        self.checkpoints = self.root / "checkpoints"
+        self.league = self.root / "league"
+        self.tb = self.root / "tb"
+        self.state_path = self.root / "state.json"
+
+    def create(self) -> None:
+        for d in (self.root, self.checkpoints, self.league):
+            d.mkdir(parents=True, exist_ok=True)
+
+    def last_checkpoint(self) -> Path | None:
+        found = sorted(self.checkpoints.glob("ckpt_*.zip"), key=_step_of)
+        return found[-1] if found else None
+
+    def state(self) -> dict[str, Any]:
+        if self.state_path.exists():
+            return json.loads(self.state_path.read_text())
+        return {"wall_time": 0.0, "commands": [], "best": None}
+
+    def save_state(self, state: dict[str, Any]) -> None:
+        tmp = self.state_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(state, indent=2))
+        os.replace(tmp, self.state_path)
+
+    def append_csv(self, name: str, row: dict[str, Any]) -> None:
+        path = self.root / name
+        new = not path.exists()
+        with path.open("a", newline="") as fh:
+            writer = csv.DictWriter(fh, fieldnames=list(row))
+            if new:
+                writer.writeheader()
+            writer.writerow(row)
+
+
+# ---------------------------------------------------------------------------------- callback
+def _make_callback(trainer: Trainer):
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class TrainingCallback(BaseCallback):
+        """Logs the learning curve, and at rollout boundaries (after each PPO update) saves
+        checkpoints, league snapshots and runs evaluations."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.episodes: dict[str, list[float]] = defaultdict(list)
+
+        def _on_step(self) -> bool:
+            for info in self.locals.get("infos", []):
+                ep = info.get("tt_episode")
+                if ep is not None:
+                    self.episodes[ep["opponents"]].append(ep["reward"])
+            return True
+
+        def _on_rollout_start(self) -> None:
+            trainer.at_boundary(self.model)
+
+        def _on_rollout_end(self) -> None:
+            steps = self.model.num_timesteps
+            wall = trainer.wall_time()
+            everything = [r for v in self.episodes.values() for r in v]
+            rows = [("all", everything)] + sorted(self.episodes.items())
+            for name, rewards in rows:
+                if not rewards:
+                    continue
+                mean = float(np.mean(rewards))
+                trainer.files.append_csv("progress.csv", {
+                    "timesteps": steps, "wall_time": round(wall, 1), "opponents": name,
+                    "episodes": len(rewards), "mean_reward": round(mean, 4)})
+                self.logger.record(f"episode/reward_vs_{name}", mean)
+            self.episodes.clear()
+
+    return TrainingCallback()
+
+
+# ---------------------------------------------------------------------------------- trainer
+class Trainer:
+    """One training run: builds or resumes it, trains, evaluates, exports (see :func:`train`)."""
+
+    def __init__(self, config: TrainConfig, run_root: Path, command: str, resume: bool) -> None:
+        self.config = config
+        self.rules = config.make_rules()
+        self.files = RunFiles(run_root)
+        self.command = command
+        self.resume = resume
+        self.features = CardFeatures(self.rules, lookahead=config.lookahead)
+        self.net_kwargs = net_kwargs_for(config, self.features)
+        self._start = time.perf_counter()
+        self._state = self.files.state()
+        self._wall_before = float(self._state.get("wall_time", 0.0))
+        self.next_checkpoint = self.next_league = self.next_eval = 0
+        self.eval_specs = [s.strip() for s in config.eval_opponents.split(",") if s.strip()]
+
+    # -------------------------------------------------------------- helpers
+    def wall_time(self) -> float:
+        return self._wall_before + time.perf_counter() - self._start
+
+    def log(self, text: str) -> None:
+        print(f"[tt-train {time.strftime('%H:%M:%S')}] {text}", flush=True)
+
+    def metadata(self, steps: int) -> dict[str, Any]:
+        import sb3_contrib
+        import stable_baselines3
+
+        return build_metadata(self.rules, self.features, self.net_kwargs, training={
+            "algorithm": "MaskablePPO (sb3-contrib)" + (
+                f" after behaviour cloning of {self.config.bc_teacher}"
+                if self._bc_on() else ""),
+            "timesteps": int(steps),
+            "wall_time_seconds": round(self.wall_time(), 1),
+            "commands": list(self._state.get("commands", [])),
+            "config": dataclasses.asdict(self.config),
+            "hardware": hardware(),
+            "versions": {"torch": torch.__version__, "stable_baselines3":
+                         stable_baselines3.__version__, "sb3_contrib": sb3_contrib.__version__,
+                         "python": platform.python_version()},
+            "bc": self._state.get("bc"),
+            "run": str(self.files.root),
+            "saved": _now(),
+        })
+
+    def export(self, model, path: Path) -> Path:
+        return save_model(path, model.policy.mlp_extractor.net, self.metadata(model.num_timesteps))
+
+    def _bc_on(self) -> bool:
+        return self.config.bc_teacher.strip().lower() not in ("", "none")
+
+    def _workers(self) -> int:
+        return max(1, self.config.eval_workers or (os.cpu_count() or 1))
+
+    # -------------------------------------------------------------- periodic work
+    def _schedule(self, steps: int) -> None:
+        c = self.config
+
+        def nxt(every: int) -> int:
+            return (steps // every + 1) * every if every > 0 else 1 << 62
+
+        self.next_checkpoint, self.next_league, self.next_eval = (
+            nxt(c.checkpoint_every), nxt(c.league_every), nxt(c.eval_every))
+
+    def at_boundary(self, model, final: bool = False) -> None:
+        steps = model.num_timesteps
+        if steps >= self.next_league or final:
+            self.export(model, self.files.league / f"step_{steps:09d}.pt")
+        if steps >= self.next_eval or final:
+            self.evaluate(model)
+        if steps >= self.next_checkpoint or final:
+            self.checkpoint(model)
+        if steps >= min(self.next_league, self.next_eval, self.next_checkpoint):
+            self._schedule(steps)
+
+    def checkpoint(self, model) -> None:
+        steps = model.num_timesteps
+        path = self.files.checkpoints / f"ckpt_{steps:09d}.zip"
+        model.save(path)
+        self._state["wall_time"] = self.wall_time()
+        self._state["timesteps"] = steps
+        self.files.save_state(self._state)
+
+    def evaluate(self, model) -> dict[str, Any]:
+        from .arena import run_tournament
+
+        steps = model.num_timesteps
+        path = self.export(model, self.files.root / "eval" / f"step_{steps:09d}.pt")
+        out = {}
+        for spec in self.eval_specs:
+            t0 = time.perf_counter()
+            result = run_tournament([str(path), spec], self.rules, games=self.config.eval_games,
+                                    seed=self.config.eval_seed, workers=self._workers(),
+                                    episode=self.config.eval_episode)
+            me, other = result.labels
+            pair = result.pair(me, other).diff
+            stats = {s.label: s for s in result.agents}
+            row = {"timesteps": steps, "wall_time": round(self.wall_time(), 1),
+                   "opponent": other, "deals": self.config.eval_games,
+                   "games": len(result.results), "diff": round(pair.mean, 3),
+                   "diff_low": round(pair.low, 3), "diff_high": round(pair.high, 3),
+                   "score": round(stats[me].score.mean, 3),
+                   "win_rate": round(stats[me].win_rate.mean, 4)}
+            self.files.append_csv("evaluations.csv", row)
+            if model.logger is not None:
+                model.logger.record(f"eval/diff_vs_{other}", pair.mean)
+                model.logger.record(f"eval/win_rate_vs_{other}", stats[me].win_rate.mean)
+            self.log(f"eval at {steps:,} steps vs {other}: score difference "
+                     f"{pair.format(2)} per game (negative: the learner scores less), win rate "
+                     f"{stats[me].win_rate.mean:.1%}, {len(result.results)} games in "
+                     f"{time.perf_counter() - t0:.0f} s")
+            out[other] = row
+        if self.eval_specs:
+            first = out[next(iter(out))]
+            best = self._state.get("best")
+            if best is None or first["diff"] < best["diff"]:
+                shutil.copyfile(path, self.files.root / "best.pt")
+                self._state["best"] = {"timesteps": steps, "diff": first["diff"],
+                                       "opponent": first["opponent"]}
+                self.files.save_state(self._state)
+        return out
+
+    # -------------------------------------------------------------- the run
+    def warm_start(self, model) -> None:
+        c = self.config
+        t0 = time.perf_counter()
+        workers = 1 if c.vec_env == "dummy" else max(1, min(os.cpu_count() or 1, c.n_envs))
+        self.log(f"behaviour cloning: collecting {c.bc_samples:,} decisions of {c.bc_teacher} "
+                 f"on {workers} process(es)")
+        data = collect_teacher_data(c, workers)
+        t1 = time.perf_counter()
+        self.log(f"collected {len(data['action']):,} decisions in {t1 - t0:.0f} s; fitting")
+        net = model.policy.mlp_extractor.net
+
+        def log(epoch: int, stats: dict[str, float]) -> None:
+            self.log(f"  epoch {epoch}: held-out accuracy {stats['accuracy']:.3f}, policy loss "
+                     f"{stats['policy_loss']:.3f}, value loss {stats['value_loss']:.3f}")
+
+        stats = behaviour_clone(net, data, c.bc_epochs, c.bc_lr, c.bc_batch_size, c.seed, log)
+        self._state["bc"] = {"teacher": c.bc_teacher, "samples": int(len(data["action"])),
+                             "seconds": round(time.perf_counter() - t0, 1), **{
+                                 k: round(v, 4) for k, v in stats.items()}}
+        self.files.save_state(self._state)
+        save_model(self.files.root / "bc.pt", net, self.metadata(0))
+
+    def run(self) -> Path:
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.utils import set_random_seed
+
+        c = self.config
+        torch.set_num_threads(c.threads)
+        self.files.create()
+        self._state.setdefault("commands", []).append(self.command)
+        self.files.save_state(self._state)
+        with (self.files.root / "command.txt").open("a") as fh:
+            fh.write(self.command + "\n")
+        (self.files.root / "config.toml").write_text(config_to_toml(c))
+
+        checkpoint = self.files.last_checkpoint() if self.resume else None
+        steps0 = _step_of(checkpoint) if checkpoint else 0
+        seed = c.seed + steps0  # a resumed run plays other deals than the first part
+        set_random_seed(seed)
+        random.seed(seed)
+        env = make_vec_env(c, seed, str(self.files.league))
+        kwargs = dict(learning_rate=c.learning_rate, n_steps=c.n_steps, batch_size=c.batch_size,
+                      n_epochs=c.n_epochs, gamma=c.gamma, gae_lambda=c.gae_lambda,
+                      clip_range=c.clip_range, ent_coef=c.ent_coef, vf_coef=c.vf_coef,
+                      max_grad_norm=c.max_grad_norm, target_kl=c.target_kl or None)
+        try:
+            if checkpoint is not None:
+                self.log(f"resuming {self.files.root} from {checkpoint.name} "
+                         f"({steps0:,} steps done)")
+                model = MaskablePPO.load(checkpoint, env=env, device="cpu",
+                                         tensorboard_log=str(self.files.tb), **kwargs)
+            else:
+                model = MaskablePPO(CardPolicy, env, seed=seed, device="cpu", verbose=0,
+                                    tensorboard_log=str(self.files.tb),
+                                    policy_kwargs={"net_kwargs": self.net_kwargs}, **kwargs)
+                if self._bc_on():
+                    self.warm_start(model)
+                self.export(model, self.files.league / f"step_{0:09d}.pt")
+            self._schedule(model.num_timesteps)
+            remaining = c.total_timesteps - model.num_timesteps
+            if remaining > 0:
+                self.log(f"PPO: {model.num_timesteps:,} -> {c.total_timesteps:,} steps, "
+                         f"{c.n_envs} envs ({c.vec_env}), opponents {c.opponents}")
+                model.learn(remaining, callback=_make_callback(self),
+                            reset_num_timesteps=checkpoint is None, tb_log_name="ppo",
+                            progress_bar=c.progress_bar)
+            self.at_boundary(model, final=True)
+            final = self.export(model, self.files.root / "model.pt")
+        finally:
+            env.close()
+        self._state["wall_time"] = self.wall_time()
+        self.files.save_state(self._state)
+        try:
+            plot_run(self.files.root)
+        except Exception as exc:  # a plot is a convenience; never lose a run to it
+            self.log(f"could not plot the run: {exc}")
+        if c.output:
+            source = self.files.root / "best.pt" if (
+                c.final_model == "best" and (self.files.root / "best.pt").exists()) else final
+            Path(c.output).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, c.output)
+            self.log(f"copied {source.name} to {c.output}")
+        self.log(f"done: {model.num_timesteps:,} steps, {self.wall_time() / 60:.1f} min "
+                 f"in total; model {final}")
+        return final
+
+
+def train(config: TrainConfig, command: str = "", resume_dir: str | None = None) -> Path:
+    """Train (or, with ``resume_dir``, resume) a run; returns the path of its final model."""
+    if resume_dir is not None:
+        root = Path(resume_dir)
+    else:
+        name = config.run_name or (f"{config.exp_name}__{config.players}p__{config.seed}__"
+                                   f"{time.strftime('%Y%m%d-%H%M%S')}")
+        root = Path(config.run_dir) / name
+        if (root / "checkpoints").exists() and any((root / "checkpoints").iterdir()):
+            raise ValueError(f"run {root} exists already: resume it with --resume {root}, or "
+                             "choose another --run-name")
+    return Trainer(config, root, command or "tt-train", resume_dir is not None).run()
+
+
+# ---------------------------------------------------------------------------------- plot
+def _read_csv(path: Path) -> list[dict[str, str]]:
+    if not path.exists():
+        return []
+    with path.open() as fh:
+        return list(csv.DictReader(fh))
+
+
+def plot_run(run_dir: str | os.PathLike, output: str | os.PathLike | None = None,
+             smooth: int = 10) -> Path:
+    """Draw a run's learning curve (mean round reward per opponent kind, smoothed over
+    ``smooth`` rollouts) and its evaluations (mean score difference per game with 95%
+    intervals) into a PNG; returns its path (default ``<run>/learning_curve.png``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    root = Path(run_dir)
+    progress = _read_csv(root / "progress.csv")
+    evals = _read_csv(root / "evaluations.csv")
+    if not progress and not evals:
+        raise ValueError(f"{root} has no progress.csv or evaluations.csv to plot")
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(9, 8), sharex=True)
+    series: dict[str, list[tuple[int, float]]] = defaultdict(list)
+    for row in progress:
+        series[row["opponents"]].append((int(row["timesteps"]), float(row["mean_reward"])))
+    for name, points in sorted(series.items(), key=lambda kv: kv[0] != "all"):
+        points.sort()
+        x = np.array([p[0] for p in points])
+        y = np.array([p[1] for p in points])
+        k = max(1, min(smooth, len(y)))
+        ys = np.convolve(y, np.ones(k) / k, mode="valid")
+        ax1.plot(x[k - 1:], ys, label=name, lw=2.2 if name == "all" else 1.2)
+    ax1.axhline(0, color="grey", lw=0.8)
+    ax1.set_ylabel("mean reward per round\n(opponents' penalty - own)")
+    ax1.set_title(f"{root.name}: training")
+    if series:
+        ax1.legend(fontsize=8)
+    by_opp: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for row in evals:
+        by_opp[row["opponent"]].append(row)
+    for name, rows in by_opp.items():
+        rows.sort(key=lambda r: int(r["timesteps"]))
+        x = np.array([int(r["timesteps"]) for r in rows])
+        y = np.array([float(r["diff"]) for r in rows])
+        lo = np.array([float(r["diff_low"]) for r in rows])
+        hi = np.array([float(r["diff_high"]) for r in rows])
+        ax2.errorbar(x, y, yerr=[y - lo, hi - y], marker="o", capsize=3, label=f"vs {name}")
+    ax2.axhline(0, color="grey", lw=0.8)
+    ax2.set_ylabel("score difference per game\n(learner - opponent, 95% CI)")
+    ax2.set_xlabel("timesteps")
+    ax2.set_title("evaluations (duplicate games; below 0: the learner scores less)")
+    if by_opp:
+        ax2.legend(fontsize=8)
+    fig.tight_layout()
+    out = Path(output) if output else root / "learning_curve.png"
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+# ---------------------------------------------------------------------------------- main
+def main(argv: Sequence[str] | None = None) -> int:
+    """``tt-train``: train, resume (``--resume RUN_DIR``) or plot (``tt-train plot RUN_DIR``)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["plot"]:
+        parser = argparse.ArgumentParser(prog="tt-train plot",
+                                         description="Plot a run's learning curve as a PNG.")
+        parser.add_argument("run_dir")
+        parser.add_argument("-o", "--output", help="PNG path (default: RUN_DIR/learning_curve.png)")
+        args = parser.parse_args(argv[1:])
+        try:
+            print(plot_run(args.run_dir, args.output))
+        except (ValueError, OSError) as exc:
+            print(f"tt-train plot: error: {exc}", file=sys.stderr)
+            return 2
+        return 0
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command = "tt-train " + shlex.join(argv) if argv else "tt-train"
+    try:
+        if args.resume:
+            saved = Path(args.resume) / "config.toml"
+            if not saved.exists():
+                raise ValueError(f"{args.resume} is not a run directory (no config.toml)")
+            base = load_config_file(saved)
+            if args.config:
+                base.update(load_config_file(args.config))
+            config, given = config_from_args(args, base)
+            before = TrainConfig(**load_config_file(saved))
+            if config.make_rules() != before.make_rules():
+                raise ValueError("the rules and the number of players of a run cannot change "
+                                 "when it resumes")
+        else:
+            config, _ = config_from_args(args, load_config_file(args.config)
+                                         if args.config else None)
+        config.make_rules()
+        parse_pool(config.opponents)
+        train(config, command, args.resume)
+    except (ValueError, ModelError, FileNotFoundError) as exc:
+        print(f"tt-train: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("tt-train: interrupted; continue with --resume and the run directory",
+              file=sys.stderr)
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
