@@ -1,0 +1,40 @@
+"""The architecture stays visible: the rules engine knows nothing of RL, agents see no hidden state."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "tt_env"
+ENGINE_MODULES = ["cards.py", "rules.py", "melds.py", "going_out.py", "engine.py"]
+RL_PACKAGES = {"gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib"}
+
+
+def imported_modules(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = ("." * node.level) + (node.module or "")
+            names.add(base)
+            names.update(f"{base}.{alias.name}" if node.module else f"{base}{alias.name}"
+                         for alias in node.names)
+    return names
+
+
+def test_engine_imports_no_rl_package():
+    for name in ENGINE_MODULES:
+        imports = imported_modules(PACKAGE / name)
+        top = {i.lstrip(".").split(".")[0] for i in imports}
+        assert not (top & RL_PACKAGES), f"{name} imports {top & RL_PACKAGES}"
+        # nor the RL layer of tt_env itself
+        assert not any("three_thirteen_v0" in i or "single_agent" in i or "agents" in i
+                       for i in imports), f"{name} imports the RL layer"
+
+
+def test_agents_do_not_import_the_engine_state():
+    for path in (PACKAGE / "agents").glob("*.py"):
+        imports = imported_modules(path)
+        assert not any(i.endswith("engine") or ".engine." in i or i.endswith(".Game")
+                       for i in imports), f"agents/{path.name} imports the engine: {imports}"
