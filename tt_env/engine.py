@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from enum import IntEnum
+from itertools import compress
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -90,6 +91,7 @@ DRAW_STOCK = Move(MoveKind.DRAW_STOCK)
 TAKE_DISCARD = Move(MoveKind.TAKE_DISCARD)
 DISCARD: tuple[Move, ...] = tuple(Move(MoveKind.DISCARD, k) for k in range(NUM_KINDS))
 GO_OUT: tuple[Move, ...] = tuple(Move(MoveKind.GO_OUT, k) for k in range(NUM_KINDS))
+_KINDS = range(NUM_KINDS)
 
 
 @dataclass(frozen=True)
@@ -264,13 +266,16 @@ class Game:
             return moves
         if self.phase == Phase.DISCARD:
             hand = r.hands[self.current]
-            kinds = [k for k in range(NUM_KINDS) if hand[k] and self._may_discard(k)]
+            kinds = list(compress(_KINDS, hand))  # the kinds held, ascending
+            if r.drawn_upcard >= 0 and not self._may_discard(r.drawn_upcard):
+                kinds.remove(r.drawn_upcard)
             moves = [DISCARD[k] for k in kinds]
             if self.rules.false_out_penalty is not None:
                 moves += [GO_OUT[k] for k in kinds]
             else:
-                outs = self.go_out_discards()
-                moves += [GO_OUT[k] for k in kinds if k in outs]
+                wild_rank = self.rules.rounds[self.round_index].wild_rank  # a round in play
+                outs = go_out_discards(hand, wild_rank, self.rules)
+                moves += [GO_OUT[k] for k in outs if k in kinds]
             return moves
         return []
 
@@ -322,18 +327,23 @@ class Game:
         """Play ``move`` for the seat to move; raises :class:`IllegalMoveError` if illegal."""
         if isinstance(move, str):
             move = Move.parse(move)
-        self.check(move)
+        legal = self._legal_cache
+        if legal is None:
+            legal = self.legal_moves()
+        if not (isinstance(move, Move) and move in legal):
+            self.check(move)  # raises, saying why
         self.moves.append(move)
         self._legal_cache = None
         r = self._round
         seat = self.current
-        if move.kind == MoveKind.DRAW_STOCK:
+        kind = move.kind
+        if kind == MoveKind.DRAW_STOCK:
             if not r.stock:
                 self._rebuild_stock()
             r.hands[seat][r.stock.pop()] += 1
             r.drawn_upcard = -1
             self.phase = Phase.DISCARD
-        elif move.kind == MoveKind.TAKE_DISCARD:
+        elif kind == MoveKind.TAKE_DISCARD:
             card = r.discard_pile.pop()
             r.hands[seat][card] += 1
             r.taken[seat][card] += 1

@@ -2,58 +2,111 @@
 
 After a draw the engine must offer "go out" for exactly the discards that leave a hand with no
 deadwood (RULES.md, "A turn"). Asking the solver about every possible discard costs a dozen
-solves per turn, and in most hands no discard works. So a cheap *necessary* condition, computed
-with bit masks over the hand, rules out the hopeless discards first; the solver
-(:func:`tt_env.melds.min_penalty`) decides every discard that passes it. The result is exact:
+solves per turn, and in most hands no discard works. So cheap *necessary* conditions, computed
+with bit masks over the hand, rule out the hopeless discards first; the solver
+(:func:`tt_env.melds.min_penalty`) decides every discard that passes them. The result is exact:
 the pre-check only ever removes discards that the solver would also reject.
 
-The pre-check counts *isolated* natural cards: cards that are not wild and have no other natural
-card of the same rank, nor of the same suit within two positions. A meld holding an isolated
-card holds at least two cards from the wild pool (jokers and wild-rank cards): its other cards
-are wilds, or natural cards at least three positions away whose gap takes two wilds. Two
-isolated cards can share such a meld (5H _ _ 8H), so ``i`` isolated cards need at least
-``max(2, i)`` wilds. With no wild at all, every card but the discard must sit in a meld of
-natural cards only (a natural set of three or a natural run of three).
+Words. The *pool* is the wild cards: jokers and every card of the wild rank, wherever they stand
+(a wild-rank card in its natural place is still counted in the pool). The other cards are
+*natural*. A natural card is *loose* when it is in no meld of natural cards only: fewer than
+three natural cards of its rank, and no three natural cards of its suit at consecutive
+positions through it. It is *isolated* when, besides, it has no other natural card of its rank
+and none of its suit within two positions. Every condition below holds for a hand (after the
+discard) with no deadwood, so a hand that breaks one has deadwood; each is argued here:
+
+1. *Each loose card's meld holds a pool card; an isolated card's meld holds two.* A meld with no
+   pool card is a meld of natural cards only (a natural card stands only for itself), which a
+   loose card is in by definition not. A set holding an isolated card holds no other natural
+   card (none of its rank), so its two or more other cards are pool cards. A run holding it
+   covers two positions within two of it (a run is 3 consecutive positions or more), and no
+   natural card of its suit stands there, so pool cards do.
+2. *Matching bound.* A meld is one rank (a set) or one suit (a run), so loose cards that differ
+   pairwise in rank *and* suit (a matching of the rank-suit grid) lie in different melds, and a
+   pool card lies in one meld only: the pool holds at least the matching's weight, 1 per loose
+   card and 2 per isolated card (by 1). Any matching gives a bound; a greedy one is used.
+3. *Isolated count.* A meld holding ``j >= 1`` isolated cards holds at least ``max(2, j)`` pool
+   cards: a set holds one isolated card at most (two would be a pair of its rank), and a run
+   holding isolated cards at positions ``p1 < ... < pj`` (each at least three from the next)
+   has pool cards at the two positions above every ``pi`` but the last (no natural card of the
+   suit stands within two of an isolated card), ``2(j - 1)``, and two around a lone one. So
+   ``i >= 1`` isolated cards need at least ``max(2, i)`` pool cards.
+4. *Cover bound.* Every natural card lies in a meld, and every meld lies in one rank or one
+   suit, so the melds that hold natural cards are at least as many as the natural cards of any
+   matching (distinct ranks and suits, by the argument of 2), while ``h`` cards make at most
+   ``h // 3`` disjoint melds of three or more.
+
+The check runs in two stages. Stage one analyses the hand after the draw once and derives, for
+every discard at once, bounds that still hold without the discarded card: removing a card only
+takes neighbours away from the others, so every card loose (isolated) in the hand is loose
+(isolated) without it, and a matching loses at most the discarded card's own weight (nothing if
+it is not matched). Stage two analyses each hand left by a discard that passed stage one from
+scratch, with all four conditions, before the solver is asked.
+
+The hand is one integer with a bit per card kind held (bit ``k`` for kind ``k``: clubs A..K,
+diamonds, hearts, spades), so all four suits are shifted at once; masks cut the shifts at the suit
+boundaries. Ranks are counted by combining the four suits' 13-bit slices, with the kinds held
+twice or more (several decks) added in when there are any.
 """
 
 from __future__ import annotations
 
-from .cards import JOKER, NUM_RANKS
+from .cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS
 from .melds import min_penalty
 from .rules import Rules
 
-_FIELD = 8  # bits per card kind in the packed hand (a byte of count)
-_SUIT_BITS = _FIELD * NUM_RANKS
-_ONES13 = sum(1 << (_FIELD * p) for p in range(NUM_RANKS))  # 0x01 in each of 13 fields
-_ONES52 = sum(1 << (_FIELD * k) for k in range(4 * NUM_RANKS))
-_HIGH52 = _ONES52 << 7  # 0x80 in each field
-_HIGH13 = _ONES13 << 7
-_BYTES13 = _ONES13 * 0xFF
-_CACHE: dict[tuple, tuple[int, ...]] = {}
+_SUIT = (1 << NUM_RANKS) - 1  # the 13 bits of one suit
+_SHIFTS = tuple(NUM_RANKS * s for s in range(NUM_SUITS))
+
+
+def _bits(positions) -> int:
+    """The bits of the card kinds at ``positions`` (0 = ace .. 12 = king) in all four suits."""
+    return sum(1 << (NUM_RANKS * s + p) for s in range(NUM_SUITS) for p in positions)
+
+
+_SPREAD = _bits([0])  # times a 13-bit rank mask: the same ranks in all four suits
+_ACES = _bits([0])
+_Q, _K = NUM_RANKS - 2, NUM_RANKS - 1  # shifts from an ace to its queen and king
+# Kinds that have a position one (two) below them in their suit, or one (two) above.
+_ABOVE_1, _ABOVE_2 = _bits(range(1, NUM_RANKS)), _bits(range(2, NUM_RANKS))
+_BELOW_1, _BELOW_2 = _bits(range(NUM_RANKS - 1)), _bits(range(NUM_RANKS - 2))
+_NATURAL = tuple(_bits(range(NUM_RANKS)) & ~_bits([w]) for w in range(NUM_RANKS))  # by wild - 1
+# Translation tables from counts to the binary digits of "held", "held twice", "thrice".
+_ONE_OR_MORE = b"0" + b"1" * 255
+_TWO_OR_MORE = b"00" + b"1" * 254
+_THREE_OR_MORE = b"000" + b"1" * 253
+
+_CACHE: dict[tuple, tuple[Rules, tuple[int, ...]]] = {}
 _CACHE_LIMIT = 200_000
 
 
-def go_out_discards(counts: tuple[int, ...], wild_rank: int, rules: Rules) -> tuple[int, ...]:
-    """The card kinds whose discard leaves ``counts`` (53 counts) with no deadwood, ascending.
+def go_out_discards(counts, wild_rank: int, rules: Rules) -> tuple[int, ...]:
+    """The card kinds whose discard leaves ``counts`` (53 counts: a tuple, list or bytes) with no
+    deadwood, ascending.
 
     ``counts`` is a hand just after a draw. Exact: the same as every kind ``k`` held with
     ``min_penalty(counts minus one k) == 0``, only faster.
     """
-    key = (counts, wild_rank, id(rules))
+    try:
+        hand = bytes(counts)
+    except (TypeError, ValueError):
+        hand = b""
+    if len(hand) != NUM_KINDS:  # not 53 counts 0..255: the solver raises the error
+        return _solve_each(counts, _held(counts), wild_rank, rules)
+    key = (hand, wild_rank, id(rules))
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is rules:
         return hit[1]
-    result = _go_out(counts, wild_rank, rules)
+    candidates = _candidates(hand, wild_rank, rules)
+    result = _solve_each(hand, candidates, wild_rank, rules) if candidates else ()
     if len(_CACHE) >= _CACHE_LIMIT:
         _CACHE.clear()
     _CACHE[key] = (rules, result)
     return result
 
 
-def _go_out(counts: tuple[int, ...], wild_rank: int, rules: Rules) -> tuple[int, ...]:
-    candidates = _candidates(counts, wild_rank, rules)
-    if not candidates:
-        return ()
+def _solve_each(counts, candidates: list[int], wild_rank: int, rules: Rules) -> tuple[int, ...]:
+    """The candidates whose discard leaves no deadwood, by the solver."""
     out = []
     hand = list(counts)
     for k in candidates:
@@ -64,91 +117,146 @@ def _go_out(counts: tuple[int, ...], wild_rank: int, rules: Rules) -> tuple[int,
     return tuple(out)
 
 
-def _candidates(counts: tuple[int, ...], wild_rank: int, rules: Rules) -> list[int]:
-    """The discards that pass the necessary condition (see the module docstring)."""
-    if rules.max_wilds_per_meld == 0:
-        return _held(counts)  # wilds cannot act as wilds: no pre-check, the solver decides
-    try:
-        packed = int.from_bytes(bytes(counts[:JOKER]), "little")
-    except ValueError:
-        return _held(counts)  # a count above 255: no pre-check
-    if packed & _HIGH52:
-        return _held(counts)  # a count above 127 would overflow the fields' arithmetic
-    w = wild_rank - 1
-    pool = counts[w] + counts[NUM_RANKS + w] + counts[2 * NUM_RANKS + w] + counts[
-        3 * NUM_RANKS + w] + counts[JOKER]
-    present = ((packed + _ONES52 * 0x7F) & _HIGH52) >> 7
-    natural = _ONES13 & ~(1 << (_FIELD * w))  # a suit slice without the wild rank's field
-    slices = [(packed >> (_SUIT_BITS * s)) & _BYTES13 for s in range(4)]
-    per_rank = slices[0] + slices[1] + slices[2] + slices[3]  # cards of each rank (< 128)
-    in_pair = ((per_rank + _ONES13 * 0x7E) & _HIGH13) >> 7  # two or more of a rank
-    in_set = ((per_rank + _ONES13 * 0x7D) & _HIGH13) >> 7  # three or more of a rank
-    aces_high = rules.aces_high
-    isolated = total_loose = 0
-    lonely = [0, 0, 0, 0]  # per suit: isolated cards
-    loose = [0, 0, 0, 0]  # per suit: cards in no meld of natural cards only
-    for s in range(4):
-        m = (present >> (_SUIT_BITS * s)) & natural
-        if not m:
-            continue
-        near, in_run = _neighbours(m, aces_high)
-        lonely[s] = iso = m & ~near & ~in_pair
-        loose[s] = lo = m & ~in_run & ~in_set
-        isolated += iso.bit_count()
-        total_loose += lo.bit_count()
-    # Each loose card's meld holds a wild, two if the card is isolated. A meld is one rank (a
-    # set) or one suit (a run), so loose cards of different ranks and suits lie in different
-    # melds: a matching of loose cards (distinct ranks, distinct suits), isolated ones first,
-    # bounds the wilds needed from below by its weight (2 per isolated card, 1 per other).
-    needed = 0
-    ranks_used = 0
-    suits_free = [True] * 4
-    for pick, weight in ((lonely, 2), (loose, 1)):
-        for s in range(4):
-            free = pick[s] & ~ranks_used
-            if free and suits_free[s]:
-                ranks_used |= free & -free
-                suits_free[s] = False
-                needed += weight
-    # The discard takes away at most one card's share (the checks per discard are below).
-    if needed - 2 > pool or (isolated > 1 and pool < max(2, isolated - 1)) or (
-        pool == 0 and total_loose > 1
-    ):
-        return []
-    wild_kinds = (w, NUM_RANKS + w, 2 * NUM_RANKS + w, 3 * NUM_RANKS + w, JOKER)
-    result = []
-    for k in _held(counts):
-        if k == JOKER:
-            is_lonely = is_loose = 0
-        else:
-            s, bit = divmod(k, NUM_RANKS)
-            is_lonely = (lonely[s] >> (_FIELD * bit)) & 1
-            is_loose = (loose[s] >> (_FIELD * bit)) & 1
-        pool_k = pool - 1 if k in wild_kinds else pool
-        # Discarding k only leaves its partners worse off, so each count below, less what k
-        # itself contributed, is still a bound for the hand without k.
-        left = isolated - is_lonely
-        if (needed - (2 if is_lonely else is_loose) <= pool_k
-                and (left == 0 or pool_k >= max(2, left))
-                and (pool_k > 0 or total_loose == is_loose)):
-            result.append(k)
-    return result
-
-
-def _held(counts: tuple[int, ...]) -> list[int]:
+def _held(counts) -> list[int]:
     return [k for k, n in enumerate(counts) if n]
 
 
-def _neighbours(m: int, aces_high: bool) -> tuple[int, int]:
-    """For a suit slice: the fields with a card within two positions, and the fields in a run of
-    three natural cards."""
-    if aces_high and m & 1:
-        # The ace also sits above the king: a 14th field, folded back onto the ace afterwards.
-        m |= 1 << _SUIT_BITS
-    near = (m << _FIELD) | (m >> _FIELD) | (m << 2 * _FIELD) | (m >> 2 * _FIELD)
-    starts = m & (m >> _FIELD) & (m >> 2 * _FIELD)
-    in_run = starts | (starts << _FIELD) | (starts << 2 * _FIELD)
+def _candidates(hand: bytes, wild_rank: int, rules: Rules) -> list[int]:
+    """The discards that pass the necessary conditions (see the module docstring), ascending."""
+    if rules.max_wilds_per_meld == 0:
+        return _held(hand)  # wilds cannot act as wilds: no pre-check, the solver decides
+    w = wild_rank - 1
+    aces_high = rules.aces_high
+    jokers = hand[JOKER]
+    pool = hand[w] + hand[NUM_RANKS + w] + hand[2 * NUM_RANKS + w] + hand[3 * NUM_RANKS + w] + (
+        jokers)
+    held, natural, loose, pairs = _loose(hand, w, aces_high)
+    # Stage one. A discard takes at most one loose (isolated) card and one pool card away, and
+    # at most weight 2 from the matching: the global rejects first, then by kind of discard.
+    total_loose = loose.bit_count()
+    if pool == 0 and total_loose > 1:
+        return []
+    lonely = _isolated(natural, pairs, aces_high)
+    isolated = lonely.bit_count()
+    if isolated > 1 and pool < max(2, isolated - 1):
+        return []
+    needed, matched = _matching(lonely, loose)
+    if needed - 2 > pool:
+        return []
+    passing = 0
+    # (cards, weight they take from the matching, isolated, loose) of each kind of discard
+    for cards, share, is_lonely, is_loose in (
+        (lonely & matched, 2, 1, 1),
+        (lonely & ~matched, 0, 1, 1),
+        (loose & ~lonely & matched, 1, 0, 1),
+        (loose & ~lonely & ~matched, 0, 0, 1),
+        (natural & ~loose, 0, 0, 0),
+    ):
+        if cards and _may_pass(needed - share, isolated - is_lonely, total_loose - is_loose, pool):
+            passing |= cards
+    wilds = held & ~natural  # the wild-rank kinds held
+    if (wilds or jokers) and not _may_pass(needed, isolated, total_loose, pool - 1):
+        wilds = jokers = 0
+    passing |= wilds
+    # Stage two: each hand left by a passing discard, analysed from scratch.
+    size = sum(hand) - 1  # cards after the discard
+    rest = bytearray(hand)
+    result = []
+    while passing:
+        low = passing & -passing
+        passing ^= low
+        k = low.bit_length() - 1
+        rest[k] -= 1
+        if not _hopeless(bytes(rest), w, aces_high, size, pool - (low & wilds > 0)):
+            result.append(k)
+        rest[k] += 1
+    if jokers:
+        rest[JOKER] -= 1
+        if not _hopeless(bytes(rest), w, aces_high, size, pool - 1):
+            result.append(JOKER)
+    return result
+
+
+def _may_pass(needed: int, isolated: int, loose: int, pool: int) -> bool:
+    """Conditions 2, 3 and 1 (no pool: no loose card) for lower bounds of a hand's counts."""
+    return needed <= pool and (isolated <= 0 or pool >= max(2, isolated)) and (
+        pool > 0 or loose <= 0)
+
+
+def _hopeless(hand: bytes, w: int, aces_high: bool, size: int, pool: int) -> bool:
+    """True when the hand (53 counts, ``size`` cards, ``pool`` wild cards) breaks a condition of
+    the module docstring, so that it has deadwood."""
+    _, natural, loose, pairs = _loose(hand, w, aces_high)
+    if loose and pool == 0:
+        return True
+    lonely = _isolated(natural, pairs, aces_high)
+    isolated = lonely.bit_count()
+    if isolated and pool < max(2, isolated):
+        return True
+    if _matching(lonely, loose)[0] > pool:
+        return True
+    return _matching(0, natural)[0] > size // 3
+
+
+def _loose(hand: bytes, w: int, aces_high: bool) -> tuple[int, int, int, int]:
+    """Of a hand (53 counts): the kinds held and its natural and loose cards (52-bit masks), and
+    the ranks with two cards or more (a 13-bit mask, the wild rank's included)."""
+    digits = hand[NUM_RANKS * NUM_SUITS - 1::-1]  # kind 51 first: most significant
+    held = int(digits.translate(_ONE_OR_MORE), 2)
+    c, d, h, s = held & _SUIT, (held >> _SHIFTS[1]) & _SUIT, (held >> _SHIFTS[2]) & _SUIT, (
+        held >> _SHIFTS[3])
+    low, high = c | d, h | s
+    pairs = (c & d) | (h & s) | (low & high)  # ranks held in two suits or more
+    sets = (c & d & high) | (h & s & low)  # in three suits or more
+    if digits.translate(None, b"\0\1"):  # a kind held twice or more (several decks)
+        twice = int(digits.translate(_TWO_OR_MORE), 2)
+        thrice = int(digits.translate(_THREE_OR_MORE), 2)
+        twice = (twice | twice >> _SHIFTS[1] | twice >> _SHIFTS[2] | twice >> _SHIFTS[3]) & _SUIT
+        thrice = (thrice | thrice >> _SHIFTS[1] | thrice >> _SHIFTS[2] | thrice >> _SHIFTS[3]
+                  ) & _SUIT
+        sets |= (twice & pairs) | thrice  # a kind twice and another suit, or a kind thrice
+        pairs |= twice
+    m = held & _NATURAL[w]
+    starts = m & (m >> 1) & (m >> 2) & _BELOW_2
+    in_run = starts | (starts << 1) | (starts << 2)
     if aces_high:
-        near |= (near >> _SUIT_BITS) & 1
-        in_run |= (in_run >> _SUIT_BITS) & 1
-    return near & _ONES13, in_run & _ONES13
+        # RULES.md, aces_high: an ace also stands above the king (Q-K-A, never K-A-2).
+        top = m & _ACES & (m >> _Q) & (m >> _K)  # Q-K-A, marked at the ace
+        in_run |= top | (top << _Q) | (top << _K)
+    return held, m, m & ~(in_run | sets * _SPREAD), pairs
+
+
+def _isolated(m: int, pairs: int, aces_high: bool) -> int:
+    """The isolated cards among the natural cards ``m`` (see :func:`_loose`)."""
+    near = (((m << 1) & _ABOVE_1) | ((m << 2) & _ABOVE_2)
+            | ((m >> 1) & _BELOW_1) | ((m >> 2) & _BELOW_2))
+    if aces_high:
+        aces = m & _ACES
+        near |= (aces << _Q) | (aces << _K) | (((m >> _Q) | (m >> _K)) & _ACES)
+    return m & ~(near | pairs * _SPREAD)
+
+
+def _matching(lonely: int, loose: int) -> tuple[int, int]:
+    """A matching of the loose cards (distinct ranks, distinct suits), isolated cards first, and
+    its weight (2 per isolated card, 1 per other): a lower bound of the pool cards needed
+    (condition 2). Greedy: each suit takes its lowest free rank. Returns (weight, the matched
+    cards)."""
+    weight = matched = used = 0
+    rest = []
+    for shift in _SHIFTS:
+        row = (lonely >> shift) & _SUIT & ~used
+        if row:
+            bit = row & -row
+            used |= bit
+            matched |= bit << shift
+            weight += 2
+        elif (loose >> shift) & _SUIT:
+            rest.append(shift)
+    for shift in rest:
+        row = (loose >> shift) & _SUIT & ~used
+        if row:
+            bit = row & -row
+            used |= bit
+            matched |= bit << shift
+            weight += 1
+    return weight, matched

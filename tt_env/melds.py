@@ -774,6 +774,7 @@ def _fast_capped(cfg, sv, mask, J, M, W, ropts, plan):
     capped = sv.capped
     build = sv.build_capped
     leaf = cfg.leaf
+    leaf_memo = cfg.leaf_memo
     base = []
     for sh in _SUIT_SHIFT:
         y = (mask >> sh) & _SUIT_SLICE
@@ -833,7 +834,9 @@ def _fast_capped(cfg, sv, mask, J, M, W, ropts, plan):
                             continue
                         n = n0 + n1 + n2 + n3
                         h = H + h0 + h1 + h2 + h3
-                        v = s3 + leaf(J, M - n, D + d0 + d1 + d2 + d3, h if h < W else W)
+                        key = (J, M - n, D + d0 + d1 + d2 + d3, h if h < W else W)
+                        v = leaf_memo.get(key)
+                        v = s3 + (leaf(*key) if v is None else v)
                         if v < best:
                             best = v
                             if plan:

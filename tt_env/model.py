@@ -25,6 +25,7 @@ rules, another number of players or another observation layout.
 from __future__ import annotations
 
 import io
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -150,6 +151,8 @@ def save_model(path: str | os.PathLike, net: CardNet, metadata: dict[str, Any]) 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
+    # Plain JSON types only: the file loads with weights_only=True (no code runs on load).
+    metadata = json.loads(json.dumps(metadata, default=str))
     payload = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "metadata": metadata,
                "state_dict": state}
     tmp = path.with_name(path.name + ".tmp")

@@ -77,6 +77,7 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
+from ._cli import _UNSET  # the "flag not given" marker of the rule flags
 from .actions import NUM_ACTIONS
 from .features import CardFeatures
 from .model import CardNet, ModelError, build_metadata, masked_logits, save_model
@@ -159,6 +160,8 @@ class TrainConfig:
     """minibatch size of the warm-start fit"""
     bc_opponents: str = "counting=0.5,greedy=0.4,random=0.1"
     """opponent pool of the teacher's games"""
+    bc_data: str = ""
+    """a .npz of teacher decisions (x, mask, action, return) to fit instead of collecting them"""
     checkpoint_every: int = 50_000
     """steps between checkpoints"""
     eval_every: int = 200_000
@@ -289,9 +292,6 @@ def config_to_toml(config: TrainConfig) -> str:
 
 
 # ---------------------------------------------------------------------------------- CLI
-_UNSET = object()
-
-
 def build_parser() -> argparse.ArgumentParser:
     from ._cli import add_rules_arguments
 
@@ -895,9 +895,16 @@ class Trainer:
         c = self.config
         t0 = time.perf_counter()
         workers = 1 if c.vec_env == "dummy" else max(1, min(os.cpu_count() or 1, c.n_envs))
-        self.log(f"behaviour cloning: collecting {c.bc_samples:,} decisions of {c.bc_teacher} "
-                 f"on {workers} process(es)")
-        data = collect_teacher_data(c, workers)
+        if c.bc_data:
+            self.log(f"behaviour cloning: decisions of {c.bc_teacher} from {c.bc_data}")
+            with np.load(c.bc_data) as stored:
+                data = {k: stored[k] for k in ("x", "mask", "action", "return")}
+            if data["x"].shape[1] != self.features.size:
+                raise ValueError(f"{c.bc_data} holds features of another size than this run's")
+        else:
+            self.log(f"behaviour cloning: collecting {c.bc_samples:,} decisions of "
+                     f"{c.bc_teacher} on {workers} process(es)")
+            data = collect_teacher_data(c, workers)
         t1 = time.perf_counter()
         self.log(f"collected {len(data['action']):,} decisions in {t1 - t0:.0f} s; fitting")
         net = model.policy.mlp_extractor.net
@@ -949,6 +956,8 @@ class Trainer:
                 if self._bc_on():
                     self.warm_start(model)
                 self.export(model, self.files.league / f"step_{0:09d}.pt")
+                if self.eval_specs and self.config.eval_every > 0:
+                    self.evaluate(model)  # the starting point of the learning curve
             self._schedule(model.num_timesteps)
             remaining = c.total_timesteps - model.num_timesteps
             if remaining > 0:

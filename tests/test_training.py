@@ -1,0 +1,278 @@
+"""Training: a short run end to end, resuming, the model file and its errors, configs, features.
+
+The runs are tiny (a few thousand steps, ``DummyVecEnv``, ``episode="round"``, cheap opponents,
+one torch thread) so that the whole file stays well under a minute.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from tt_env import three_thirteen_v0  # noqa: E402
+from tt_env.actions import DISCARD_ACTION_BASE, GO_OUT_ACTION_BASE  # noqa: E402
+from tt_env.agents import GreedyAgent, make_agent  # noqa: E402
+from tt_env.agents.learned import LearnedAgent  # noqa: E402
+from tt_env.arena import run_tournament  # noqa: E402
+from tt_env.features import CARD_FEATURES, CARD_WIDTH, CardFeatures, feature_names  # noqa: E402
+from tt_env.model import CardNet, ModelError, build_metadata, load_model, save_model  # noqa: E402
+from tt_env.rules import Rules  # noqa: E402
+from tt_env.training import (  # noqa: E402
+    TrainConfig,
+    TrainingEnv,
+    build_parser,
+    config_from_args,
+    config_to_toml,
+    load_config_file,
+    main,
+    parse_pool,
+    plot_run,
+    train,
+)
+
+torch.set_num_threads(1)
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "training" / "config"
+
+
+def tiny_config(tmp_path: Path, **changes) -> TrainConfig:
+    values = dict(
+        run_dir=str(tmp_path / "runs"), run_name="tiny", seed=3, vec_env="dummy", n_envs=2,
+        n_steps=256, batch_size=256, n_epochs=2, total_timesteps=1024, episode="round",
+        opponents="greedy=1,random=1,league=1", bc_teacher="greedy", bc_samples=300,
+        bc_epochs=1, bc_opponents="random", checkpoint_every=512, league_every=512,
+        eval_every=0, eval_games=2, eval_episode="round", eval_workers=1, progress_bar=False,
+        card_hidden=16, trunk_hidden=32,
+    )
+    values.update(changes)
+    return TrainConfig(**values)
+
+
+def sb3_steps(checkpoint: Path) -> int:
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO.load(checkpoint, device="cpu").num_timesteps
+
+
+# ---------------------------------------------------------------------------------- end to end
+def test_short_run_saves_a_model_that_reloads_and_plays_legal_moves(tmp_path):
+    config = tiny_config(tmp_path)
+    model_path = train(config, command="tt-train (test)")
+    root = model_path.parent
+    for name in ("config.toml", "command.txt", "progress.csv", "evaluations.csv", "bc.pt",
+                 "learning_curve.png", "state.json"):
+        assert (root / name).exists(), name
+    assert sorted(p.name for p in (root / "checkpoints").iterdir()) == [
+        "ckpt_000000512.zip", "ckpt_000001024.zip"]
+
+    model = load_model(model_path, Rules(num_players=2))
+    meta = model.metadata
+    assert meta["num_players"] == 2 and meta["rules"] == Rules().to_dict()
+    assert meta["observation"]["size"] == 413
+    assert meta["features"]["name"] == "card-features"
+    assert meta["training"]["timesteps"] == 1024
+    assert meta["training"]["commands"] == ["tt-train (test)"]
+    assert meta["training"]["config"]["episode"] == "round"
+
+    agent = make_agent(str(model_path), 2)
+    assert isinstance(agent, LearnedAgent) and agent.name == "model"
+    # The arena raises ArenaError on any illegal action: a few rounds against two agents.
+    result = run_tournament([str(model_path), "random", "greedy"], Rules(), games=2, seed=1,
+                            seats=2, episode="round")
+    assert len(result.results) == 2 * 3 * 2
+    # And a whole game step by step, checking each action against the mask.
+    env = three_thirteen_v0.raw_env(max_turns_per_round=20)
+    env.reset(seed=5)
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        action = agent.act(obs["observation"], obs["action_mask"])
+        assert obs["action_mask"][action] == 1
+        env.step(action)
+
+
+def test_resume_continues_the_step_count(tmp_path):
+    config = tiny_config(tmp_path, total_timesteps=1024)
+    first = train(config, command="first")
+    root = first.parent
+    # An interruption after the first checkpoint: the second one never got written.
+    (root / "checkpoints" / "ckpt_000001024.zip").unlink()
+    assert main(["--resume", str(root), "--total-timesteps", "1536", "--no-progress-bar"]) == 0
+    names = sorted(p.name for p in (root / "checkpoints").iterdir())
+    assert names == ["ckpt_000000512.zip", "ckpt_000001024.zip", "ckpt_000001536.zip"]
+    assert sb3_steps(root / "checkpoints" / "ckpt_000001536.zip") == 1536
+    meta = load_model(root / "model.pt").metadata["training"]
+    assert meta["timesteps"] == 1536
+    assert meta["commands"][0] == "first"
+    assert meta["commands"][1].startswith("tt-train --resume")
+    state = json.loads((root / "state.json").read_text())
+    assert state["timesteps"] == 1536
+
+
+# ---------------------------------------------------------------------------------- model files
+def tiny_model(path: Path, rules: Rules, lookahead: bool = False) -> Path:
+    features = CardFeatures(rules, lookahead=lookahead)
+    kwargs = {"global_width": features.global_width, "card_hidden": 8, "trunk_hidden": 8}
+    return save_model(path, CardNet(**kwargs), build_metadata(rules, features, kwargs))
+
+
+def test_missing_model_file_is_a_clear_error(tmp_path):
+    with pytest.raises(ModelError, match="no such model file"):
+        make_agent(str(tmp_path / "nowhere.pt"), 2)
+    with pytest.raises(ModelError, match="no such model file"):
+        load_model(tmp_path / "nowhere.pt")
+
+
+def test_corrupt_model_file_is_a_clear_error(tmp_path):
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"this is not a model")
+    with pytest.raises(ModelError, match="corrupt or not a tt_env model"):
+        make_agent(str(bad), 2)
+    good = tiny_model(tmp_path / "good.pt", Rules())
+    truncated = tmp_path / "truncated.pt"
+    truncated.write_bytes(good.read_bytes()[:500])
+    with pytest.raises(ModelError, match="corrupt"):
+        make_agent(str(truncated), 2)
+    other = tmp_path / "other.pt"
+    torch.save({"weights": torch.zeros(3)}, other)
+    with pytest.raises(ModelError, match="not a tt_env model"):
+        make_agent(str(other), 2)
+
+
+def test_model_for_other_rules_is_a_clear_error(tmp_path):
+    path = tiny_model(tmp_path / "m.pt", Rules())
+    with pytest.raises(ModelError, match=r"other rules: aces_high=False \(asked: True\)"):
+        make_agent(str(path), 2, Rules(aces_high=True))
+    with pytest.raises(ModelError, match="other rules"):
+        make_agent(str(path), 2, Rules.preset("one-wild"))
+
+
+def test_model_for_another_number_of_players_is_a_clear_error(tmp_path):
+    path = tiny_model(tmp_path / "m.pt", Rules())
+    with pytest.raises(ModelError, match="trained for 2 players, not 3"):
+        make_agent(str(path), 3)
+    with pytest.raises(ValueError, match="trained for 2 players"):  # as the arena reports it
+        run_tournament([str(path), "random", "greedy"], Rules(num_players=3), games=1)
+
+
+def test_models_are_found_by_name(tmp_path, monkeypatch):
+    tiny_model(tmp_path / "tiny_2p.pt", Rules())
+    monkeypatch.setenv("TT_ENV_MODELS", str(tmp_path))
+    agent = make_agent("tiny_2p", 2)
+    assert isinstance(agent, LearnedAgent) and agent.name == "tiny_2p"
+    with pytest.raises(ValueError, match="unknown agent"):
+        make_agent("no_such_model_name", 2)
+
+
+def test_learned_agent_for_three_players_plays_legal_moves(tmp_path):
+    rules = Rules(num_players=3, max_turns_per_round=9)
+    path = tiny_model(tmp_path / "m3.pt", rules)
+    result = run_tournament([str(path), "random", "greedy"], rules, games=1, episode="game")
+    assert len(result.results) == 3
+
+
+def test_sampling_agent_is_reproducible(tmp_path):
+    path = tiny_model(tmp_path / "m.pt", Rules())
+    model = load_model(path)
+    env = three_thirteen_v0.raw_env()
+    env.reset(seed=2)
+    obs = env.observe(env.agent_selection)
+    a = LearnedAgent(model, seed=7, deterministic=False)
+    b = LearnedAgent(model, seed=7, deterministic=False)
+    picks = [a.act(obs["observation"], obs["action_mask"]) for _ in range(20)]
+    assert picks == [b.act(obs["observation"], obs["action_mask"]) for _ in range(20)]
+    p = a.policy(obs["observation"], obs["action_mask"])
+    assert p.sum() == pytest.approx(1.0) and (p[obs["action_mask"] == 0] == 0).all()
+
+
+# ---------------------------------------------------------------------------------- features
+def test_features_name_every_value_and_agree_with_greedy():
+    rules = Rules()
+    transform = CardFeatures(rules)
+    assert len(feature_names(2)) == transform.size == 53 * CARD_WIDTH + transform.global_width
+    greedy = GreedyAgent(2, rules)
+    env = three_thirteen_v0.raw_env()
+    checked = 0
+    for seed in range(4):
+        env.reset(seed=seed)
+        for name in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            x = transform(obs["observation"])
+            assert x.shape == (transform.size,) and np.isfinite(x).all()
+            action = greedy.act(obs["observation"], obs["action_mask"])
+            if action >= DISCARD_ACTION_BASE:
+                table = x[: 53 * CARD_WIDTH].reshape(53, CARD_WIDTH)
+                kind = (action - DISCARD_ACTION_BASE) % 53
+                assert table[kind, CARD_FEATURES.index("best_discard")] == 1
+                if action >= GO_OUT_ACTION_BASE:
+                    assert table[kind, CARD_FEATURES.index("goes_out")] == 1
+                checked += 1
+            env.step(action)
+            if checked > 60:
+                break
+    assert checked > 60
+
+
+def test_training_env_and_agent_use_the_same_transform(tmp_path):
+    rules = Rules()
+    env = TrainingEnv(rules, {"greedy": 1.0}, lookahead=True)
+    x, info = env.reset(seed=4)
+    # The agent's transform is rebuilt from the model file's record.
+    agent = LearnedAgent(load_model(tiny_model(tmp_path / "m.pt", rules, lookahead=True)))
+    assert agent.features.spec() == env.features.spec()
+    np.testing.assert_array_equal(agent.features(env.raw_observation), x)
+    assert env.observation_space.shape == x.shape
+
+
+# ---------------------------------------------------------------------------------- config
+def test_config_files_and_flags(tmp_path):
+    toml = tmp_path / "c.toml"
+    toml.write_text('seed = 5\nopponents = "greedy=1"\n[rules]\naces_high = true\n')
+    args = build_parser().parse_args(["--config", str(toml), "--seed", "9", "--court-values"])
+    config, given = config_from_args(args, load_config_file(toml))
+    assert config.seed == 9 and config.opponents == "greedy=1"
+    assert config.make_rules() == Rules(aces_high=True, court_values=True)
+    assert given["seed"] == 9
+    yaml_file = tmp_path / "c.yaml"
+    yaml_file.write_text("players: 3\nopponents:\n  counting: 2\n  league: 1\n")
+    assert load_config_file(yaml_file) == {"players": 3, "opponents": "counting=2,league=1"}
+    # config.toml round-trips
+    again = tmp_path / "again.toml"
+    again.write_text(config_to_toml(config))
+    assert TrainConfig(**load_config_file(again)) == config
+    bad = tmp_path / "bad.toml"
+    bad.write_text("sed = 1\n")
+    with pytest.raises(ValueError, match="unknown setting"):
+        load_config_file(bad)
+    assert parse_pool("counting=0.4, greedy=0.6,league") == {
+        "counting": 0.4, "greedy": 0.6, "league": 1.0}
+
+
+@pytest.mark.parametrize("path", sorted(CONFIG_DIR.glob("*.*")), ids=lambda p: p.name)
+def test_shipped_configs_load(path):
+    config = TrainConfig(**load_config_file(path))
+    config.make_rules()
+    parse_pool(config.opponents)
+
+
+def test_plot_of_a_run(tmp_path):
+    root = tmp_path / "run"
+    root.mkdir()
+    (root / "progress.csv").write_text(
+        "timesteps,wall_time,opponents,episodes,mean_reward\n"
+        "100,1,all,5,-3\n100,1,greedy,5,-3\n200,2,all,5,-1\n200,2,greedy,5,-1\n")
+    (root / "evaluations.csv").write_text(
+        "timesteps,wall_time,opponent,deals,games,diff,diff_low,diff_high,score,win_rate\n"
+        "200,2,greedy,10,20,-1.5,-4,1,40,0.55\n")
+    out = plot_run(root)
+    assert out.exists() and out.read_bytes()[:4] == b"\x89PNG"
