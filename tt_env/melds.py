@@ -77,6 +77,7 @@ from .rules import JOKER_PENALTY, Rules
 
 __all__ = [
     "Arrangement",
+    "clear_cache",
     "LayOff",
     "MeldShape",
     "discard_penalties",
