@@ -26,6 +26,7 @@ from tt_env.agents import (
     register_model_loader,
     spec_label,
 )
+import tt_env.agents as agents_package
 from tt_env.agents import _MODEL_LOADERS
 from tt_env.cards import parse_card
 from tt_env.engine import Game
@@ -204,11 +205,15 @@ def test_make_agent_specs():
     assert spec_label("models/ppo_2p.zip") == "ppo_2p"
 
 
-def test_model_paths_need_a_loader(tmp_path):
+def test_model_paths_need_a_loader(tmp_path, monkeypatch):
     model = tmp_path / "ppo.zip"
     model.write_bytes(b"not a model")
-    with pytest.raises(ValueError, match="model loading is not available yet"):
-        make_agent(str(model), 2)
+    with monkeypatch.context() as m:  # as without tt_env[train]: no loader module to import
+        m.setattr(agents_package, "_MODEL_LOADERS", [])
+        m.setattr(agents_package, "_LOADER_MODULES", ())
+        m.setattr(agents_package, "_loader_modules_tried", False)
+        with pytest.raises(ValueError, match="model loading is not available yet"):
+            make_agent(str(model), 2)
 
     def loader(spec, num_players, rules, seed):
         return RandomAgent(num_players, rules, seed) if spec.endswith(".zip") else None

@@ -61,21 +61,25 @@ def sb3_steps(checkpoint: Path) -> int:
 
 # ---------------------------------------------------------------------------------- end to end
 def test_short_run_saves_a_model_that_reloads_and_plays_legal_moves(tmp_path):
-    config = tiny_config(tmp_path)
+    config = tiny_config(tmp_path, total_timesteps=2048, checkpoint_every=1024, eval_every=2048,
+                         eval_games=1)
     model_path = train(config, command="tt-train (test)")
     root = model_path.parent
     for name in ("config.toml", "command.txt", "progress.csv", "evaluations.csv", "bc.pt",
                  "learning_curve.png", "state.json"):
         assert (root / name).exists(), name
     assert sorted(p.name for p in (root / "checkpoints").iterdir()) == [
-        "ckpt_000000512.zip", "ckpt_000001024.zip"]
+        "ckpt_000001024.zip", "ckpt_000002048.zip"]
+
+    evaluations = (root / "evaluations.csv").read_text().splitlines()
+    assert [line.split(",")[0] for line in evaluations[1:]] == ["0", "2048"]
 
     model = load_model(model_path, Rules(num_players=2))
     meta = model.metadata
     assert meta["num_players"] == 2 and meta["rules"] == Rules().to_dict()
     assert meta["observation"]["size"] == 413
     assert meta["features"]["name"] == "card-features"
-    assert meta["training"]["timesteps"] == 1024
+    assert meta["training"]["timesteps"] == 2048
     assert meta["training"]["commands"] == ["tt-train (test)"]
     assert meta["training"]["config"]["episode"] == "round"
 
@@ -114,6 +118,8 @@ def test_resume_continues_the_step_count(tmp_path):
     assert meta["commands"][1].startswith("tt-train --resume")
     state = json.loads((root / "state.json").read_text())
     assert state["timesteps"] == 1536
+    with pytest.raises(ModelError, match="checkpoint"):  # for --resume, not for playing
+        make_agent(str(root / "checkpoints" / "ckpt_000001536.zip"), 2)
 
 
 # ---------------------------------------------------------------------------------- model files

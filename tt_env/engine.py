@@ -91,7 +91,6 @@ DRAW_STOCK = Move(MoveKind.DRAW_STOCK)
 TAKE_DISCARD = Move(MoveKind.TAKE_DISCARD)
 DISCARD: tuple[Move, ...] = tuple(Move(MoveKind.DISCARD, k) for k in range(NUM_KINDS))
 GO_OUT: tuple[Move, ...] = tuple(Move(MoveKind.GO_OUT, k) for k in range(NUM_KINDS))
-_KINDS = range(NUM_KINDS)
 
 
 @dataclass(frozen=True)
@@ -122,7 +121,7 @@ class RoundResult:
 class _Round:
     """Mutable state of the round in play (internal)."""
 
-    hands: list[list[int]]  # per seat, 53 counts
+    hands: list[bytearray]  # per seat, 53 counts (bytes: cheap to copy, hash and scan)
     stock: list[int]  # top of the stock is the end of the list
     discard_pile: list[int]  # top discard is the end of the list
     taken: list[list[int]]  # per seat, counts of cards taken from the discard pile, still held
@@ -190,7 +189,7 @@ class Game:
         # earlier rounds: duplicate tournaments replay the same deals in every seating.
         deal_rng = np.random.default_rng((self.seed, self.round_index, 0))
         deck = shuffled_deck(deal_rng, rules.decks, rules.jokers_per_deck)
-        hands = [[0] * NUM_KINDS for _ in range(n)]
+        hands = [bytearray(NUM_KINDS) for _ in range(n)]
         size = self.cards_dealt
         # Deal one card at a time, starting left of the dealer.
         for i in range(size * n):
@@ -233,7 +232,9 @@ class Game:
             row = [0] * NUM_KINDS
             for c in _parse(cards):
                 row[c] += 1
-            counts.append(row)
+            if max(row) > 255:
+                raise ValueError("a hand may hold at most 255 cards of one kind")
+            counts.append(bytearray(row))
         self._round = _Round(
             hands=counts,
             stock=_parse(stock),
@@ -266,16 +267,18 @@ class Game:
             return moves
         if self.phase == Phase.DISCARD:
             hand = r.hands[self.current]
-            kinds = list(compress(_KINDS, hand))  # the kinds held, ascending
-            if r.drawn_upcard >= 0 and not self._may_discard(r.drawn_upcard):
-                kinds.remove(r.drawn_upcard)
-            moves = [DISCARD[k] for k in kinds]
+            moves = list(compress(DISCARD, hand))  # a discard of each kind held, ascending
+            upcard = r.drawn_upcard
+            barred = upcard if upcard >= 0 and not self._may_discard(upcard) else -1
+            if barred >= 0:
+                moves.remove(DISCARD[barred])
             if self.rules.false_out_penalty is not None:
-                moves += [GO_OUT[k] for k in kinds]
+                moves += [GO_OUT[m.card] for m in moves]
             else:
                 wild_rank = self.rules.rounds[self.round_index].wild_rank  # a round in play
                 outs = go_out_discards(hand, wild_rank, self.rules)
-                moves += [GO_OUT[k] for k in outs if k in kinds]
+                if outs:
+                    moves += [GO_OUT[k] for k in outs if k != barred]
             return moves
         return []
 
@@ -289,7 +292,7 @@ class Game:
 
     def go_out_discards(self) -> set[int]:
         """In the discard phase: the card kinds whose discard leaves a hand with no deadwood."""
-        return set(go_out_discards(tuple(self._round.hands[self.current]), self.wild_rank,
+        return set(go_out_discards(self._round.hands[self.current], self.wild_rank,
                                    self.rules))
 
     def check(self, move: Move) -> None:

@@ -59,11 +59,12 @@ after a stock draw / 10), ``can_take``, ``best_after_discard`` (discard phase / 
 ``turns_left``, then per seat in play order from the observer: ``hand_size`` / (largest deal + 1),
 ``went_out``, ``score`` minus the observer's / 100, known cards / 10, ``dealer``.
 
-Cost: one solver call per decision for the penalties, plus, in the draw phase, one per unseen card
+Cost: one solver call per decision for the penalties, plus, in the draw phase, a few per unseen card
 kind that could meld with the hand (the others are valued in closed form, as
-:class:`~tt_env.agents.CountingAgent` does) and, with ``lookahead``, as many again for each of the
-``candidates`` best discards in the discard phase. About a millisecond per decision in the
-2-player standard game; solver results are cached per transform.
+:class:`~tt_env.agents.CountingAgent` does: this overlooks the rare meld such a card could make
+with two wild cards) and, with ``lookahead``, as many again for each of the ``candidates`` best
+discards in the discard phase. One to three milliseconds per decision in the 2-player standard
+game (the solver's caches make consecutive turns cheaper).
 """
 
 from __future__ import annotations
@@ -148,7 +149,6 @@ class CardFeatures:
         self._deck[JOKER] = rules.decks * rules.jokers_per_deck
         self._same, self._near1, self._near2 = _neighbour_tables(rules.aces_high)
         self._rank = np.array([(k % NUM_RANKS + 1) / NUM_RANKS for k in range(JOKER)] + [0.0])
-        self._total_cards = rules.decks * rules.cards_per_deck
         self._solved: dict[tuple[bytes, int], int] = {}
 
     # ------------------------------------------------------------------ the record
@@ -221,8 +221,8 @@ class CardFeatures:
         after = np.full(NUM_KINDS, float(now))
         table = self.rules.penalty_table(wild_rank)
         counts = bytearray(int(c) for c in hand)
-        # A card that cannot meld with the hand is kept instead of the costliest card whose
-        # discard lowers the penalty most, or thrown back.
+        # A card that cannot meld with the hand is either thrown back (the penalty stays) or
+        # kept as deadwood while the hand makes its best discard.
         drops = discard_penalties(bytes(counts), wild_rank, self.rules) if any(counts) else {}
         best_drop = min(drops.values(), default=now)
         relevant = self._relevant(hand, wild_rank)

@@ -193,9 +193,9 @@ def _hopeless(hand: bytes, w: int, aces_high: bool, size: int, pool: int) -> boo
     isolated = lonely.bit_count()
     if isolated and pool < max(2, isolated):
         return True
-    if _matching(lonely, loose)[0] > pool:
+    if _careful_matching(lonely, loose) > pool:
         return True
-    return _matching(0, natural)[0] > size // 3
+    return _careful_matching(0, natural) > size // 3
 
 
 def _loose(hand: bytes, w: int, aces_high: bool) -> tuple[int, int, int, int]:
@@ -260,3 +260,30 @@ def _matching(lonely: int, loose: int) -> tuple[int, int]:
             matched |= bit << shift
             weight += 1
     return weight, matched
+
+
+def _careful_matching(lonely: int, loose: int) -> int:
+    """The weight of a matching as in :func:`_matching`, found with more care (for stage two):
+    a suit takes, if it can, a rank that no suit still unmatched needs."""
+    rows = [((loose >> shift) & _SUIT, shift) for shift in _SHIFTS]
+    rows = [row for row in rows if row[0]]
+    weight = used = 0
+    for pick, value in ((lonely, 2), (loose, 1)):
+        if not pick:
+            continue
+        left = []
+        for i, (row, shift) in enumerate(rows):
+            free = (pick >> shift) & _SUIT & ~used
+            if not free:
+                left.append((row, shift))
+                continue
+            others = 0
+            for later, _ in rows[i + 1:]:
+                others |= later
+            for later, _ in left:
+                others |= later
+            free = (free & ~others) or free
+            used |= free & -free
+            weight += value
+        rows = left
+    return weight

@@ -30,7 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from .actions import ACTION_TO_MOVE, KIND_OFFSET, NUM_ACTIONS
+from .actions import (
+    ACTION_TO_MOVE, DRAW_STOCK_ACTION, GO_OUT_ACTION_BASE, KIND_OFFSET, NUM_ACTIONS,
+    TAKE_DISCARD_ACTION,
+)
 from .cards import ALL_CARDS, JOKER, NUM_KINDS, NUM_RANKS, RANK_NAMES, Card
 from .engine import Game, MoveKind, Phase, PlayerView
 from .rules import JOKER_PENALTY, Rules
@@ -419,10 +422,9 @@ class IncrementalEncoder:
         :meth:`sync` or :meth:`finish`).
         """
         move = ACTION_TO_MOVE[action]
-        kind = move.kind
         seat = game.current
         m = self._mv  # a memoryview of self.v: scalar access at half NumPy's cost
-        if kind == MoveKind.DRAW_STOCK:
+        if action == DRAW_STOCK_ACTION:
             if not game.stock_size:  # the engine rebuilds the stock from the discard pile
                 game.apply(move)
                 self.sync(game)
@@ -435,7 +437,7 @@ class IncrementalEncoder:
             m[self._phase] = 0.0
             m[self._phase + 1] = 1.0
             return False
-        if kind == MoveKind.TAKE_DISCARD:
+        if action == TAKE_DISCARD_ACTION:
             game.apply(move)
             pile = self.pile
             card = pile.pop()
@@ -454,14 +456,20 @@ class IncrementalEncoder:
             m[self._phase + 1] = 1.0
             return False
         # a discard, or going out and discarding
-        went_out = game.went_out
         round_index = game.round_index
-        game.apply(move)
-        if game.round_index != round_index or game.is_over:
-            return True
-        if game.went_out != went_out or (self._redemption and went_out is not None):
-            self.sync(game)  # melds went to the table
-            return False
+        if action >= GO_OUT_ACTION_BASE or self._redemption:
+            # Melds may go to the table: someone goes out, or lays down on a final turn.
+            went_out = game.went_out
+            game.apply(move)
+            if game.round_index != round_index or game.phase == Phase.GAME_OVER:
+                return True
+            if game.went_out != went_out or (self._redemption and went_out is not None):
+                self.sync(game)
+                return False
+        else:
+            game.apply(move)
+            if game.round_index != round_index or game.phase == Phase.GAME_OVER:
+                return True
         card = move.card
         row = seat * NUM_KINDS + card
         held = m[self._hands + row] - 1.0

@@ -872,9 +872,10 @@ class Trainer:
                    "score": round(stats[me].score.mean, 3),
                    "win_rate": round(stats[me].win_rate.mean, 4)}
             self.files.append_csv("evaluations.csv", row)
-            if model.logger is not None:
+            if getattr(model, "_logger", None) is not None:  # none before learn() starts
                 model.logger.record(f"eval/diff_vs_{other}", pair.mean)
-                model.logger.record(f"eval/win_rate_vs_{other}", stats[me].win_rate.mean)
+                model.logger.record(f"eval/win_rate_vs_{other}",
+                                    stats[me].win_rate.mean)
             self.log(f"eval at {steps:,} steps vs {other}: score difference "
                      f"{pair.format(2)} per game (negative: the learner scores less), win rate "
                      f"{stats[me].win_rate.mean:.1%}, {len(result.results)} games in "

@@ -45,22 +45,38 @@ def model_dirs() -> list[Path]:
 def find_model(spec: str) -> Path | None:
     """The model file that ``spec`` names, or None if it names none (and is not a path).
 
-    Raises :class:`ModelError` when ``spec`` is clearly a model path (it ends in ``.pt`` or
-    contains a directory) but no such file exists.
+    A model is a ``.pt`` path, or a name looked up in :func:`model_dirs`. Raises
+    :class:`ModelError` for a ``.pt`` path that does not exist, and for a checkpoint of
+    ``tt-train`` (a stable-baselines3 ``.zip``) given instead of a model.
     """
     path = Path(spec).expanduser()
-    if path.is_file():
-        return path
-    looks_like_path = spec.endswith(MODEL_SUFFIX) or "/" in spec or os.sep in spec
-    if looks_like_path:
+    if spec.endswith(MODEL_SUFFIX):
+        if path.is_file():
+            return path
         if path.is_dir():
             raise ModelError(f"{spec} is a directory, not a model file")
         raise ModelError(f"no such model file: {spec}")
+    if path.suffix == ".zip" and _is_training_checkpoint(path):
+        raise ModelError(f"{spec} is a tt-train checkpoint (for --resume), not a model file: "
+                         "play the run's model.pt or best.pt")
+    if path.suffix or "/" in spec or os.sep in spec:
+        return None  # another loader's file, or no model at all: the registry reports it
     for folder in model_dirs():
         for candidate in (folder / f"{spec}{MODEL_SUFFIX}", folder / spec):
             if candidate.is_file():
                 return candidate
     return None
+
+
+def _is_training_checkpoint(path: Path) -> bool:
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+    except (OSError, zipfile.BadZipFile):
+        return False
+    return {"data", "policy.pth"} <= names
 
 
 class LearnedAgent(BaseAgent):
