@@ -654,7 +654,7 @@ def _parse(cards: str | list[int]) -> list[int]:
 
 
 def _cards_of(counts) -> list[Card]:
-    return [ALL_CARDS[k] for k in range(NUM_KINDS) for _ in range(counts[k])]
+    return [ALL_CARDS[k] for k in compress(range(NUM_KINDS), counts) for _ in range(counts[k])]
 
 
 __all__ = [

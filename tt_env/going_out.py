@@ -91,8 +91,9 @@ def go_out_discards(counts, wild_rank: int, rules: Rules) -> tuple[int, ...]:
         hand = bytes(counts)
     except (TypeError, ValueError):
         hand = b""
-    if len(hand) != NUM_KINDS:  # not 53 counts 0..255: the solver raises the error
-        return _solve_each(counts, _held(counts), wild_rank, rules)
+    if len(hand) != NUM_KINDS:
+        min_penalty(counts, wild_rank, rules)  # raises, saying what is wrong with the counts
+        raise ValueError(f"counts must be {NUM_KINDS} integers 0..255, got {counts!r}")
     key = (hand, wild_rank, id(rules))
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is rules:
@@ -105,20 +106,21 @@ def go_out_discards(counts, wild_rank: int, rules: Rules) -> tuple[int, ...]:
     return result
 
 
-def _solve_each(counts, candidates: list[int], wild_rank: int, rules: Rules) -> tuple[int, ...]:
+def _solve_each(hand: bytes, candidates: list[int], wild_rank: int, rules: Rules
+                ) -> tuple[int, ...]:
     """The candidates whose discard leaves no deadwood, by the solver."""
     out = []
-    hand = list(counts)
+    rest = bytearray(hand)
     for k in candidates:
-        hand[k] -= 1
-        if min_penalty(tuple(hand), wild_rank, rules) == 0:
+        rest[k] -= 1
+        if min_penalty(bytes(rest), wild_rank, rules) == 0:
             out.append(k)
-        hand[k] += 1
+        rest[k] += 1
     return tuple(out)
 
 
-def _held(counts) -> list[int]:
-    return [k for k, n in enumerate(counts) if n]
+def _held(hand: bytes) -> list[int]:
+    return [k for k, n in enumerate(hand) if n]
 
 
 def _candidates(hand: bytes, wild_rank: int, rules: Rules) -> list[int]:
@@ -167,7 +169,7 @@ def _candidates(hand: bytes, wild_rank: int, rules: Rules) -> list[int]:
         passing ^= low
         k = low.bit_length() - 1
         rest[k] -= 1
-        if not _hopeless(bytes(rest), w, aces_high, size, pool - (low & wilds > 0)):
+        if not _hopeless(bytes(rest), w, aces_high, size, pool - bool(low & wilds)):
             result.append(k)
         rest[k] += 1
     if jokers:
@@ -203,11 +205,12 @@ def _loose(hand: bytes, w: int, aces_high: bool) -> tuple[int, int, int, int]:
     the ranks with two cards or more (a 13-bit mask, the wild rank's included)."""
     digits = hand[NUM_RANKS * NUM_SUITS - 1::-1]  # kind 51 first: most significant
     held = int(digits.translate(_ONE_OR_MORE), 2)
-    c, d, h, s = held & _SUIT, (held >> _SHIFTS[1]) & _SUIT, (held >> _SHIFTS[2]) & _SUIT, (
-        held >> _SHIFTS[3])
-    low, high = c | d, h | s
-    pairs = (c & d) | (h & s) | (low & high)  # ranks held in two suits or more
-    sets = (c & d & high) | (h & s & low)  # in three suits or more
+    # Suits C, D, H, S are the 13-bit slices 0..3. At bit r: `both` holds C&D and `either` C|D;
+    # at bit 26 + r, H&S and H|S.
+    both, either = held & (held >> NUM_RANKS), held | (held >> NUM_RANKS)
+    both_hs, either_hs = both >> 2 * NUM_RANKS, either >> 2 * NUM_RANKS
+    pairs = (both | both_hs | (either & either_hs)) & _SUIT  # ranks held in two suits or more
+    sets = ((both & either_hs) | (both_hs & either)) & _SUIT  # in three suits or more
     if digits.translate(None, b"\0\1"):  # a kind held twice or more (several decks)
         twice = int(digits.translate(_TWO_OR_MORE), 2)
         thrice = int(digits.translate(_THREE_OR_MORE), 2)
@@ -218,12 +221,14 @@ def _loose(hand: bytes, w: int, aces_high: bool) -> tuple[int, int, int, int]:
         pairs |= twice
     m = held & _NATURAL[w]
     starts = m & (m >> 1) & (m >> 2) & _BELOW_2
-    in_run = starts | (starts << 1) | (starts << 2)
+    melded = (starts | (starts << 1) | (starts << 2)) if starts else 0  # in a natural run
     if aces_high:
         # RULES.md, aces_high: an ace also stands above the king (Q-K-A, never K-A-2).
         top = m & _ACES & (m >> _Q) & (m >> _K)  # Q-K-A, marked at the ace
-        in_run |= top | (top << _Q) | (top << _K)
-    return held, m, m & ~(in_run | sets * _SPREAD), pairs
+        melded |= top | (top << _Q) | (top << _K)
+    if sets:
+        melded |= sets * _SPREAD  # in a natural set
+    return held, m, m & ~melded, pairs
 
 
 def _isolated(m: int, pairs: int, aces_high: bool) -> int:

@@ -31,11 +31,10 @@ from typing import Any
 import numpy as np
 
 from .actions import (
-    ACTION_TO_MOVE, DRAW_STOCK_ACTION, GO_OUT_ACTION_BASE, KIND_OFFSET, NUM_ACTIONS,
-    TAKE_DISCARD_ACTION,
+    ACTION_TO_MOVE, DRAW_STOCK_ACTION, GO_OUT_ACTION_BASE, NUM_ACTIONS, TAKE_DISCARD_ACTION,
 )
 from .cards import ALL_CARDS, JOKER, NUM_KINDS, NUM_RANKS, RANK_NAMES, Card
-from .engine import Game, MoveKind, Phase, PlayerView
+from .engine import Game, Phase, PlayerView
 from .rules import JOKER_PENALTY, Rules
 
 SCORE_SCALE = 100.0  # scores are given in hundreds of points
@@ -288,14 +287,14 @@ def top_discard_of(vector: np.ndarray) -> Card | None:
 
 
 # ---------------------------------------------------------------------------------- masks
-_DRAW_MASKS: dict[tuple[bool, bool], bytes] = {}
+_ACTION_OF = {move: action for action, move in enumerate(ACTION_TO_MOVE)}
 
 
 def legal_mask_bytes(moves: Iterable) -> bytes:
     """The action mask of some engine moves, as 108 bytes (0/1)."""
     mask = bytearray(NUM_ACTIONS)
-    for m in moves:
-        mask[KIND_OFFSET[m.kind] + m.card] = 1
+    for action in map(_ACTION_OF.__getitem__, moves):
+        mask[action] = 1
     return bytes(mask)
 
 
