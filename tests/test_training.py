@@ -21,8 +21,9 @@ from tt_env.agents import GreedyAgent, make_agent  # noqa: E402
 from tt_env.agents.learned import LearnedAgent  # noqa: E402
 from tt_env.arena import run_tournament  # noqa: E402
 from tt_env.features import CARD_FEATURES, CARD_WIDTH, CardFeatures, feature_names  # noqa: E402
-from tt_env.model import CardNet, ModelError, build_metadata, load_model, save_model  # noqa: E402
+from tt_env.model import ModelError, build_metadata, load_model, save_model  # noqa: E402
 from tt_env.rules import Rules  # noqa: E402
+from test_model import play_checked, tiny_model  # noqa: E402
 from tt_env.training import (  # noqa: E402
     TrainConfig,
     TrainingEnv,
@@ -65,7 +66,7 @@ def test_short_run_saves_a_model_that_reloads_and_plays_legal_moves(tmp_path):
                          eval_games=1)
     model_path = train(config, command="tt-train (test)")
     root = model_path.parent
-    for name in ("config.toml", "command.txt", "progress.csv", "evaluations.csv", "bc.pt",
+    for name in ("config.toml", "command.txt", "progress.csv", "evaluations.csv", "bc.npz",
                  "learning_curve.png", "state.json"):
         assert (root / name).exists(), name
     assert sorted(p.name for p in (root / "checkpoints").iterdir()) == [
@@ -90,16 +91,7 @@ def test_short_run_saves_a_model_that_reloads_and_plays_legal_moves(tmp_path):
                             seats=2, episode="round")
     assert len(result.results) == 2 * 3 * 2
     # And a whole game step by step, checking each action against the mask.
-    env = three_thirteen_v0.raw_env(max_turns_per_round=20)
-    env.reset(seed=5)
-    for name in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        action = agent.act(obs["observation"], obs["action_mask"])
-        assert obs["action_mask"][action] == 1
-        env.step(action)
+    assert play_checked(agent, seed=5, max_turns=20) > 0
 
 
 def test_resume_continues_the_step_count(tmp_path):
@@ -112,7 +104,7 @@ def test_resume_continues_the_step_count(tmp_path):
     names = sorted(p.name for p in (root / "checkpoints").iterdir())
     assert names == ["ckpt_000000512.zip", "ckpt_000001024.zip", "ckpt_000001536.zip"]
     assert sb3_steps(root / "checkpoints" / "ckpt_000001536.zip") == 1536
-    meta = load_model(root / "model.pt").metadata["training"]
+    meta = load_model(root / "model.npz").metadata["training"]
     assert meta["timesteps"] == 1536
     assert meta["commands"][0] == "first"
     assert meta["commands"][1].startswith("tt-train --resume")
@@ -122,80 +114,35 @@ def test_resume_continues_the_step_count(tmp_path):
         make_agent(str(root / "checkpoints" / "ckpt_000001536.zip"), 2)
 
 
-# ---------------------------------------------------------------------------------- model files
-def tiny_model(path: Path, rules: Rules, lookahead: bool = False) -> Path:
-    features = CardFeatures(rules, lookahead=lookahead)
-    kwargs = {"global_width": features.global_width, "card_hidden": 8, "trunk_hidden": 8}
-    return save_model(path, CardNet(**kwargs), build_metadata(rules, features, kwargs))
+# ---------------------------------------------------------------------------------- networks
+def test_numpy_network_computes_what_the_torch_network_computes(tmp_path):
+    """Agents play a model with NumpyCardNet; it must compute CardNet's logits and value."""
+    from tt_env.network import CardNet, card_net_from_weights, numpy_weights
 
-
-def test_missing_model_file_is_a_clear_error(tmp_path):
-    with pytest.raises(ModelError, match="no such model file"):
-        make_agent(str(tmp_path / "nowhere.pt"), 2)
-    with pytest.raises(ModelError, match="no such model file"):
-        load_model(tmp_path / "nowhere.pt")
-
-
-def test_corrupt_model_file_is_a_clear_error(tmp_path):
-    bad = tmp_path / "bad.pt"
-    bad.write_bytes(b"this is not a model")
-    with pytest.raises(ModelError, match="corrupt or not a tt_env model"):
-        make_agent(str(bad), 2)
-    good = tiny_model(tmp_path / "good.pt", Rules())
-    truncated = tmp_path / "truncated.pt"
-    truncated.write_bytes(good.read_bytes()[:500])
-    with pytest.raises(ModelError, match="corrupt"):
-        make_agent(str(truncated), 2)
-    other = tmp_path / "other.pt"
-    torch.save({"weights": torch.zeros(3)}, other)
-    with pytest.raises(ModelError, match="not a tt_env model"):
-        make_agent(str(other), 2)
-
-
-def test_model_for_other_rules_is_a_clear_error(tmp_path):
-    path = tiny_model(tmp_path / "m.pt", Rules())
-    with pytest.raises(ModelError, match=r"other rules: aces_high=False \(asked: True\)"):
-        make_agent(str(path), 2, Rules(aces_high=True))
-    with pytest.raises(ModelError, match="other rules"):
-        make_agent(str(path), 2, Rules.preset("one-wild"))
-
-
-def test_model_for_another_number_of_players_is_a_clear_error(tmp_path):
-    path = tiny_model(tmp_path / "m.pt", Rules())
-    with pytest.raises(ModelError, match="trained for 2 players, not 3"):
-        make_agent(str(path), 3)
-    with pytest.raises(ValueError, match="trained for 2 players"):  # as the arena reports it
-        run_tournament([str(path), "random", "greedy"], Rules(num_players=3), games=1)
-
-
-def test_models_are_found_by_name(tmp_path, monkeypatch):
-    tiny_model(tmp_path / "tiny_2p.pt", Rules())
-    monkeypatch.setenv("TT_ENV_MODELS", str(tmp_path))
-    agent = make_agent("tiny_2p", 2)
-    assert isinstance(agent, LearnedAgent) and agent.name == "tiny_2p"
-    with pytest.raises(ValueError, match="unknown agent"):
-        make_agent("no_such_model_name", 2)
-
-
-def test_learned_agent_for_three_players_plays_legal_moves(tmp_path):
-    rules = Rules(num_players=3, max_turns_per_round=9)
-    path = tiny_model(tmp_path / "m3.pt", rules)
-    result = run_tournament([str(path), "random", "greedy"], rules, games=1, episode="game")
-    assert len(result.results) == 3
-
-
-def test_sampling_agent_is_reproducible(tmp_path):
-    path = tiny_model(tmp_path / "m.pt", Rules())
+    rules = Rules()
+    features = CardFeatures(rules)
+    kwargs = {"global_width": features.global_width, "card_hidden": 16, "trunk_hidden": 24}
+    torch.manual_seed(0)
+    net = CardNet(**kwargs)
+    path = save_model(tmp_path / "m.npz", numpy_weights(net), build_metadata(rules, features,
+                                                                             kwargs))
     model = load_model(path)
     env = three_thirteen_v0.raw_env()
-    env.reset(seed=2)
-    obs = env.observe(env.agent_selection)
-    a = LearnedAgent(model, seed=7, deterministic=False)
-    b = LearnedAgent(model, seed=7, deterministic=False)
-    picks = [a.act(obs["observation"], obs["action_mask"]) for _ in range(20)]
-    assert picks == [b.act(obs["observation"], obs["action_mask"]) for _ in range(20)]
-    p = a.policy(obs["observation"], obs["action_mask"])
-    assert p.sum() == pytest.approx(1.0) and (p[obs["action_mask"] == 0] == 0).all()
+    env.reset(seed=5)
+    xs = []
+    for _ in range(30):
+        obs = env.observe(env.agent_selection)
+        xs.append(features(obs["observation"]))
+        env.step(GreedyAgent(2, rules).act(obs["observation"], obs["action_mask"]))
+    x = np.stack(xs + [np.random.default_rng(1).normal(size=features.size)]).astype(np.float32)
+    with torch.no_grad():
+        logits, value = net(torch.from_numpy(x))
+    np.testing.assert_allclose(model.net.actor(x), logits.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(model.net.critic(x), value.numpy(), rtol=1e-4, atol=1e-5)
+    # and back: the file's weights rebuild the same torch network
+    again = card_net_from_weights(model.weights, **kwargs)
+    for name, tensor in net.state_dict().items():
+        assert torch.equal(again.state_dict()[name], tensor)
 
 
 # ---------------------------------------------------------------------------------- features
@@ -234,7 +181,7 @@ def test_training_env_and_agent_use_the_same_transform(tmp_path):
     env = TrainingEnv(rules, {"greedy": 1.0}, lookahead=True)
     x, info = env.reset(seed=4)
     # The agent's transform is rebuilt from the model file's record.
-    agent = LearnedAgent(load_model(tiny_model(tmp_path / "m.pt", rules, lookahead=True)))
+    agent = LearnedAgent(load_model(tiny_model(tmp_path / "m.npz", rules, lookahead=True)))
     assert agent.features.spec() == env.features.spec()
     np.testing.assert_array_equal(agent.features(env.raw_observation), x)
     assert env.observation_space.shape == x.shape

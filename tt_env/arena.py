@@ -60,6 +60,8 @@ import numpy as np
 from .rules import Rules
 
 DEFAULT_AGENTS = ("random", "greedy", "counting")
+# Shipped models that join the default run of tt-arena when they fit its rules (models/).
+DEFAULT_MODELS = ("ppo_2p_standard",)
 DEFAULT_GAMES = 50  # deals of the default run: ~100 s of CPU, about a minute on 2 idle cores
 CONFIDENCE = 0.95
 
@@ -793,21 +795,43 @@ def _progress_bar(total: int, enabled: bool):
 
 
 # ---------------------------------------------------------------------------------- CLI
+def default_agents(rules: Rules) -> tuple[list[str], list[str]]:
+    """The agents of a plain ``tt-arena`` under ``rules``: the built-in agents and the shipped
+    models (:data:`DEFAULT_MODELS`) trained for these rules; and a note for each model left out."""
+    from .agents.learned import find_model, model_dirs
+    from .model import ModelError, check_compatible, read_model_file
+
+    specs, notes = list(DEFAULT_AGENTS), []
+    for name in DEFAULT_MODELS:
+        try:
+            path = find_model(name)
+            if path is None:
+                raise ModelError("not found in " + ", ".join(str(d) for d in model_dirs()))
+            check_compatible(read_model_file(path)[0], rules, f"model {path}")
+        except ModelError as exc:
+            notes.append(f"{name} left out: {exc}")
+            continue
+        specs.append(name)
+    return specs, notes
+
+
 def build_parser() -> argparse.ArgumentParser:
     from ._cli import add_rules_arguments
 
     parser = argparse.ArgumentParser(
         prog="tt-arena",
         description="Duplicate tournaments between Three Thirteen agents, with 95%% intervals "
-                    "over deals. With no arguments: the built-in agents (%s), %d deals, "
-                    "2 seats (a round robin of all pairs)." % (", ".join(DEFAULT_AGENTS),
-                                                              DEFAULT_GAMES),
-        epilog="Agents: random, greedy, counting, module.path:ClassName, or a saved model's path. "
+                    "over deals. With no arguments: the built-in agents (%s) and the "
+                    "shipped models trained for the rules (%s), %d deals, 2 seats (a round "
+                    "robin of all pairs)." % (", ".join(DEFAULT_AGENTS),
+                                              ", ".join(DEFAULT_MODELS), DEFAULT_GAMES),
+        epilog="Agents: random, greedy, counting, module.path:ClassName, or a saved model's path "
+               "or name (models/). "
                "Example: tt-arena greedy counting --games 200 --workers 2 --plot scores.png",
     )
     parser.add_argument("agents", nargs="*", metavar="AGENT",
                         help="agents to play (also comma-separated); default: "
-                             + " ".join(DEFAULT_AGENTS))
+                             + " ".join(DEFAULT_AGENTS + DEFAULT_MODELS))
     parser.add_argument("--agents", dest="agents_opt", default=None, metavar="LIST",
                         help="agents as one comma-separated list (instead of positionals)")
     parser.add_argument("--games", "-n", type=int, default=DEFAULT_GAMES,
@@ -842,12 +866,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     specs: list[str] = []
     for item in ([args.agents_opt] if args.agents_opt else []) + list(args.agents):
         specs += [s.strip() for s in item.split(",") if s.strip()]
-    if not specs:
-        specs = list(DEFAULT_AGENTS)
     seats = args.seats if args.seats is not None else 2
     workers = args.workers if args.workers > 0 else max(1, os.cpu_count() or 1)
     try:
         rules = rules_from_args(args, seats)
+        if not specs:
+            specs, notes = default_agents(rules)
+            for note in notes if not args.quiet else ():
+                print(f"tt-arena: {note}", file=sys.stderr)
         result = run_tournament(specs, rules, games=args.games, seed=args.seed,
                                 workers=workers, seats=seats, episode=args.episode,
                                 progress=not args.quiet and sys.stderr.isatty())

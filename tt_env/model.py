@@ -1,21 +1,23 @@
-"""The learned policy network and its model file (torch only; no stable-baselines3 needed).
+"""The model file of learned agents, and their network's forward pass in numpy (no torch needed).
 
-:class:`CardNet` scores the 108 actions from the features of :mod:`tt_env.features`. It is
-*equivariant over card kinds*: one small network reads the row of each card kind (with a summary
-of the whole table), and the same weights score discarding or going out with every card, so what
-it learns about the 7 of hearts holds for every card. A global trunk scores the two draws and the
-value of the position.
+A trained policy is a :class:`~tt_env.network.CardNet` (PyTorch, used by ``tt-train``); playing
+one needs only numpy: :class:`NumpyCardNet` computes the same logits and value from the same
+weights, so learned agents run wherever ``tt_env`` runs (``pip install tt_env``), and torch stays
+a training dependency. :func:`card_net_layers` is the single description of the architecture that
+both build from.
 
-A model file (``.pt``, written by :func:`save_model`, read by :func:`load_model`) is one
-``torch.save`` dict, loaded with ``weights_only=True`` (no code runs on load)::
+A model file (``.npz``, written by :func:`save_model`, read by :func:`load_model`) is a numpy
+archive, loaded with ``allow_pickle=False`` (no code runs on load)::
 
-    {"format": "tt_env.model", "version": 1,
-     "metadata": {"rules": {...}, "num_players": 2,
-                  "observation": {"size": 413, "pieces": [[name, width, per_seat], ...]},
-                  "features": {"name": "card-features", "version": 1, ...},
-                  "network": {"class": "CardNet", "kwargs": {...}},
-                  "training": {"command": "...", "config": {...}, "timesteps": ..., ...}},
-     "state_dict": {...}}
+    __format__     "tt_env.model"
+    __version__    1
+    __metadata__   JSON text: {"rules": {...}, "num_players": 2,
+                   "observation": {"size": 413, "pieces": [[name, width, per_seat], ...]},
+                   "features": {"name": "card-features", "version": 1, ...},
+                   "network": {"class": "CardNet", "kwargs": {...}},
+                   "training": {"commands": [...], "config": {...}, "timesteps": ..., ...}}
+    <parameter>    one float32 array per network weight, named as in CardNet's state_dict
+                   ("card.0.weight", ...)
 
 :func:`load_model` raises :class:`ModelError` (a ``ValueError``) with a clear message for a
 missing file, a file that is not a tt_env model (or is corrupt), and a model trained for other
@@ -24,15 +26,15 @@ rules, another number of players or another observation layout.
 
 from __future__ import annotations
 
-import io
 import json
 import os
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
-import torch
-from torch import nn
+import numpy as np
 
 from .actions import DISCARD_ACTION_BASE, GO_OUT_ACTION_BASE, NUM_ACTIONS
 from .cards import NUM_KINDS
@@ -42,7 +44,7 @@ from .rules import Rules
 
 MODEL_FORMAT = "tt_env.model"
 MODEL_VERSION = 1
-MODEL_SUFFIX = ".pt"
+MODEL_SUFFIX = ".npz"
 
 assert DISCARD_ACTION_BASE == 2 and GO_OUT_ACTION_BASE == 2 + NUM_KINDS
 assert NUM_ACTIONS == 2 + 2 * NUM_KINDS
@@ -53,64 +55,101 @@ class ModelError(ValueError):
 
 
 # ---------------------------------------------------------------------------------- network
-def _mlp(sizes: list[int], last_activation: bool = True) -> nn.Sequential:
-    layers: list[nn.Module] = []
-    for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
-        layers.append(nn.Linear(a, b))
-        if last_activation or i < len(sizes) - 2:
-            layers.append(nn.ReLU())
-    return nn.Sequential(*layers)
+def card_net_layers(global_width: int, card_width: int = CARD_WIDTH, card_hidden: int = 64,
+                    trunk_hidden: int = 128) -> dict[str, tuple[list[int], bool]]:
+    """The architecture of CardNet: ``{block: (layer sizes, ReLU after the last layer)}``.
+
+    Every block is a stack of linear layers with ReLU between them (PyTorch names its weights
+    ``<block>.<2 i>.weight`` and ``.bias``, as in an ``nn.Sequential`` of Linear and ReLU):
+
+    - ``global_in`` reads the global values; ``card`` reads each card kind's row with them (the
+      same weights for all 53 kinds);
+    - ``trunk`` reads the global part with the mean and maximum over the cards;
+    - ``card_head`` scores discarding and going out with each card from its row and the trunk;
+      ``draw_head`` scores the two draws and ``value_head`` the position, from the trunk.
+    """
+    return {
+        "global_in": ([global_width, card_hidden], True),
+        "card": ([card_width + card_hidden, card_hidden, card_hidden], True),
+        "trunk": ([3 * card_hidden, trunk_hidden, card_hidden], True),
+        "card_head": ([2 * card_hidden, card_hidden, 2], False),
+        "draw_head": ([card_hidden, 2], False),
+        "value_head": ([card_hidden, card_hidden, 1], False),
+    }
 
 
-class CardNet(nn.Module):
-    """Action logits and a value from the feature vector of :class:`~tt_env.features.CardFeatures`.
+def parameter_shapes(**net_kwargs: int) -> dict[str, tuple[int, ...]]:
+    """The name and shape of every weight of a CardNet built with ``net_kwargs``."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    for block, (sizes, _) in card_net_layers(**net_kwargs).items():
+        for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
+            shapes[f"{block}.{2 * i}.weight"] = (b, a)
+            shapes[f"{block}.{2 * i}.bias"] = (b,)
+    return shapes
 
-    ``global_width``: the length of the global part of the features (it depends on the number of
-    players); ``card_hidden``/``trunk_hidden``: layer widths. ``actor(x)`` gives ``(B, 108)``
-    logits (mask them before use), ``critic(x)`` ``(B, 1)`` values, ``forward(x)`` both.
+
+class NumpyCardNet:
+    """CardNet's forward pass in numpy, from its weights (see :func:`card_net_layers`).
+
+    ``actor(x)`` gives ``(B, 108)`` logits (mask them before use) for a ``(B, features)`` batch,
+    ``critic(x)`` ``(B, 1)`` values; float32 throughout, as the torch network computes them.
     """
 
-    def __init__(self, global_width: int, card_width: int = CARD_WIDTH, card_hidden: int = 64,
+    def __init__(self, weights: Mapping[str, np.ndarray], global_width: int,
+                 card_width: int = CARD_WIDTH, card_hidden: int = 64,
                  trunk_hidden: int = 128) -> None:
-        super().__init__()
-        self.card_width = card_width
+        kwargs = dict(global_width=global_width, card_width=card_width, card_hidden=card_hidden,
+                      trunk_hidden=trunk_hidden)
+        expected = parameter_shapes(**kwargs)
+        missing = sorted(set(expected) - set(weights))
+        unexpected = sorted(set(weights) - set(expected))
+        if missing or unexpected:
+            raise ValueError(f"weights do not fit CardNet{kwargs}: missing {missing}, "
+                             f"unexpected {unexpected}")
+        for name, shape in expected.items():
+            if tuple(weights[name].shape) != shape:
+                raise ValueError(f"weight {name} has shape {tuple(weights[name].shape)}, "
+                                 f"not {shape}")
         self.global_width = global_width
-        self.global_in = _mlp([global_width, card_hidden])
-        self.card = _mlp([card_width + card_hidden, card_hidden, card_hidden])
-        self.trunk = _mlp([3 * card_hidden, trunk_hidden, card_hidden])
-        self.card_head = _mlp([2 * card_hidden, card_hidden, 2], last_activation=False)
-        self.draw_head = nn.Linear(card_hidden, 2)
-        self.value_head = _mlp([card_hidden, card_hidden, 1], last_activation=False)
+        self.card_width = card_width
+        self._blocks = {
+            block: ([(np.ascontiguousarray(weights[f"{block}.{2 * i}.weight"].T, np.float32),
+                      np.asarray(weights[f"{block}.{2 * i}.bias"], np.float32))
+                     for i in range(len(sizes) - 1)], last_relu)
+            for block, (sizes, last_relu) in card_net_layers(**kwargs).items()}
 
-    def _encode(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def _run(self, block: str, x: np.ndarray) -> np.ndarray:
+        layers, last_relu = self._blocks[block]
+        for i, (w, b) in enumerate(layers):
+            x = x @ w + b
+            if last_relu or i < len(layers) - 1:
+                np.maximum(x, 0.0, out=x)
+        return x
+
+    def _encode(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        x = np.asarray(x, np.float32)
+        if x.ndim == 1:
+            x = x[None]
         split = NUM_KINDS * self.card_width
-        cards = x[:, :split].reshape(-1, NUM_KINDS, self.card_width)
-        g = self.global_in(x[:, split:])
-        c = self.card(torch.cat([cards, g.unsqueeze(1).expand(-1, NUM_KINDS, -1)], dim=-1))
-        trunk = self.trunk(torch.cat([g, c.mean(dim=1), c.amax(dim=1)], dim=-1))
+        cards = x[:, :split].reshape(len(x), NUM_KINDS, self.card_width)
+        g = self._run("global_in", x[:, split:])
+        c = self._run("card", np.concatenate(
+            [cards, np.broadcast_to(g[:, None], (len(x), NUM_KINDS, g.shape[1]))], axis=-1))
+        trunk = self._run("trunk", np.concatenate([g, c.mean(axis=1), c.max(axis=1)], axis=-1))
         return c, trunk
 
-    def _logits(self, c: torch.Tensor, trunk: torch.Tensor) -> torch.Tensor:
-        per_card = self.card_head(torch.cat([c, trunk.unsqueeze(1).expand_as(c)], dim=-1))
-        return torch.cat([self.draw_head(trunk), per_card[..., 0], per_card[..., 1]], dim=-1)
-
-    def actor(self, x: torch.Tensor) -> torch.Tensor:
-        return self._logits(*self._encode(x))
-
-    def critic(self, x: torch.Tensor) -> torch.Tensor:
-        return self.value_head(self._encode(x)[1])
-
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def actor(self, x: np.ndarray) -> np.ndarray:
         c, trunk = self._encode(x)
-        return self._logits(c, trunk), self.value_head(trunk)
+        per_card = self._run("card_head", np.concatenate(
+            [c, np.broadcast_to(trunk[:, None], c.shape[:2] + trunk.shape[1:])], axis=-1))
+        return np.concatenate([self._run("draw_head", trunk), per_card[..., 0],
+                               per_card[..., 1]], axis=-1)
+
+    def critic(self, x: np.ndarray) -> np.ndarray:
+        return self._run("value_head", self._encode(x)[1])
 
 
-NETWORKS = {"CardNet": CardNet}
-
-
-def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Logits with the illegal actions at a very low value (as sb3-contrib masks them)."""
-    return torch.where(mask.bool(), logits, torch.full_like(logits, -1e8))
+NETWORKS = {"CardNet": NumpyCardNet}
 
 
 # ---------------------------------------------------------------------------------- the file
@@ -124,11 +163,12 @@ def observation_record(num_players: int) -> dict[str, Any]:
 class Model:
     """A loaded model: its network, rules, feature transform and metadata."""
 
-    net: CardNet
+    net: NumpyCardNet
     rules: Rules
     features: CardFeatures
     metadata: dict[str, Any] = field(default_factory=dict)
     path: str | None = None
+    weights: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
 
 def build_metadata(rules: Rules, features: CardFeatures, net_kwargs: dict[str, Any],
@@ -146,44 +186,63 @@ def build_metadata(rules: Rules, features: CardFeatures, net_kwargs: dict[str, A
     }
 
 
-def save_model(path: str | os.PathLike, net: CardNet, metadata: dict[str, Any]) -> Path:
-    """Write a model file (atomically: a crash never leaves half a file)."""
+_RESERVED = ("__format__", "__version__", "__metadata__")
+
+
+def save_model(path: str | os.PathLike, weights: Mapping[str, Any],
+               metadata: dict[str, Any]) -> Path:
+    """Write a model file (atomically: a crash never leaves half a file).
+
+    ``weights``: the network's parameters by name, as numpy arrays (or anything ``np.asarray``
+    takes: :func:`tt_env.network.numpy_weights` turns a torch CardNet into them).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
-    # Plain JSON types only: the file loads with weights_only=True (no code runs on load).
-    metadata = json.loads(json.dumps(metadata, default=str))
-    payload = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "metadata": metadata,
-               "state_dict": state}
+    arrays = {k: np.asarray(v, np.float32) for k, v in weights.items()}
+    clash = set(arrays) & set(_RESERVED)
+    if clash:
+        raise ValueError(f"reserved names among the weights: {sorted(clash)}")
+    # Plain JSON types only (a path or a numpy number becomes its text).
+    text = json.dumps(json.loads(json.dumps(metadata, default=str)))
     tmp = path.with_name(path.name + ".tmp")
-    torch.save(payload, tmp)
+    with open(tmp, "wb") as fh:
+        np.savez_compressed(fh, __format__=np.array(MODEL_FORMAT),
+                            __version__=np.array(MODEL_VERSION), __metadata__=np.array(text),
+                            **arrays)
     os.replace(tmp, path)
     return path
 
 
-def read_model_file(path: str | os.PathLike) -> dict[str, Any]:
-    """The payload of a model file; :class:`ModelError` if missing, corrupt or not a model."""
+def read_model_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """``(metadata, weights)`` of a model file; :class:`ModelError` if it is missing, corrupt or
+    not a model."""
     path = Path(path)
     if not path.exists():
         raise ModelError(f"no such model file: {path}")
     if not path.is_file():
         raise ModelError(f"not a model file: {path} is a directory")
     try:
-        data = path.read_bytes()
-        payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
-    except Exception as exc:  # torch raises many types for a damaged archive
+        with np.load(path, allow_pickle=False) as archive:
+            arrays = {name: archive[name] for name in archive.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, KeyError) as exc:
+        first = str(exc).splitlines()[0] if str(exc) else ""
         raise ModelError(f"cannot read model file {path}: it is corrupt or not a tt_env model "
-                         f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
-                         ) from None
-    if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
+                         f"({type(exc).__name__}: {first})") from None
+    fmt = arrays.pop("__format__", None)
+    if fmt is None or fmt.shape != () or str(fmt) != MODEL_FORMAT:
         raise ModelError(f"{path} is not a tt_env model file (no format {MODEL_FORMAT!r})")
-    if payload.get("version") != MODEL_VERSION:
-        raise ModelError(f"{path}: unsupported model file version {payload.get('version')!r} "
+    version = arrays.pop("__version__", None)
+    if version is None or version.shape != () or int(version) != MODEL_VERSION:
+        raise ModelError(f"{path}: unsupported model file version "
+                         f"{None if version is None else version.tolist()!r} "
                          f"(this tt_env reads version {MODEL_VERSION})")
-    for key in ("metadata", "state_dict"):
-        if not isinstance(payload.get(key), dict):
-            raise ModelError(f"{path} is corrupt: it has no {key!r}")
-    return payload
+    try:
+        metadata = json.loads(str(arrays.pop("__metadata__")))
+        if not isinstance(metadata, dict):
+            raise TypeError("not a JSON object")
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelError(f"{path} is corrupt: its metadata cannot be read ({exc})") from None
+    return metadata, arrays
 
 
 def trained_rules(metadata: dict[str, Any], where: str = "model") -> Rules:
@@ -216,8 +275,7 @@ def check_compatible(metadata: dict[str, Any], rules: Rules, where: str = "model
 def load_model(path: str | os.PathLike, rules: Rules | None = None) -> Model:
     """Load a model file; with ``rules``, check that it was trained for them (else
     :class:`ModelError`)."""
-    payload = read_model_file(path)
-    metadata = payload["metadata"]
+    metadata, weights = read_model_file(path)
     where = f"model {path}"
     if rules is None:
         rules = trained_rules(metadata, where)
@@ -225,19 +283,17 @@ def load_model(path: str | os.PathLike, rules: Rules | None = None) -> Model:
     try:
         features = CardFeatures.from_spec(metadata["features"], trained)
         network = metadata["network"]
-        cls = NETWORKS[network["class"]]
-        net = cls(**network["kwargs"])
-        net.load_state_dict(payload["state_dict"])
-    except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+        net = NETWORKS[network["class"]](weights, **network["kwargs"])
+    except (KeyError, TypeError, ValueError) as exc:
         raise ModelError(f"{where} is corrupt or from another tt_env version: {exc}") from None
     if net.global_width != features.global_width:
         raise ModelError(f"{where} is corrupt: its network does not fit its features")
-    net.eval()
-    return Model(net=net, rules=trained, features=features, metadata=metadata, path=str(path))
+    return Model(net=net, rules=trained, features=features, metadata=metadata, path=str(path),
+                 weights=weights)
 
 
 __all__ = [
-    "CardNet", "MODEL_FORMAT", "MODEL_SUFFIX", "Model", "ModelError", "build_metadata",
-    "check_compatible", "load_model", "masked_logits", "observation_record", "read_model_file",
-    "save_model", "trained_rules",
+    "MODEL_FORMAT", "MODEL_SUFFIX", "Model", "ModelError", "NumpyCardNet", "build_metadata",
+    "card_net_layers", "check_compatible", "load_model", "observation_record",
+    "parameter_shapes", "read_model_file", "save_model", "trained_rules",
 ]

@@ -15,8 +15,8 @@ file                  what
 ``evaluations.csv``   periodic arena evaluations: mean score difference with 95% intervals
 ``checkpoints/``      stable-baselines3 checkpoints (``ckpt_<steps>.zip``), for ``--resume``
 ``league/``           snapshots of the learner (model files) that the self-play league plays
-``bc.pt``             the behaviour-cloning warm start (when ``bc_teacher`` is set)
-``model.pt``          the final model (``best.pt``: the best evaluation against the first
+``bc.npz``            the behaviour-cloning warm start (when ``bc_teacher`` is set)
+``model.npz``         the final model (``best.npz``: the best evaluation against the first
                       evaluation opponent)
 ``learning_curve.png``  the plot of ``progress.csv`` and ``evaluations.csv`` (:func:`plot_run`)
 ====================  ==========================================================================
@@ -25,7 +25,7 @@ How it learns:
 
 1. **Features.** The policy sees :class:`~tt_env.features.CardFeatures` of the observation (what a
    player can compute from its own hand and the public cards, via the exact solver), through the
-   card-equivariant network :class:`~tt_env.model.CardNet`. The model file records the transform.
+   card-equivariant network :class:`~tt_env.network.CardNet`. The model file records the transform.
 2. **Warm start** (optional, ``bc_teacher``): behaviour cloning of a heuristic agent (by default
    :class:`~tt_env.agents.CountingAgent`): its decisions in ``bc_samples`` positions, a
    cross-entropy fit of the policy and a fit of the value to the rounds' returns.
@@ -80,7 +80,8 @@ from torch import nn
 from ._cli import _UNSET  # the "flag not given" marker of the rule flags
 from .actions import NUM_ACTIONS
 from .features import CardFeatures
-from .model import CardNet, ModelError, build_metadata, masked_logits, save_model
+from .model import ModelError, build_metadata, save_model
+from .network import CardNet, masked_logits, numpy_weights
 from .rules import FIELD_NAMES, Rules
 
 BUILTIN_OPPONENTS = ("random", "greedy", "counting")
@@ -167,7 +168,7 @@ class TrainConfig:
     eval_every: int = 200_000
     """steps between evaluations (0: only at the end)"""
     eval_opponents: str = "greedy"
-    """agents the evaluations play against (comma-separated); the first one picks best.pt"""
+    """agents the evaluations play against (comma-separated); the first one picks best.npz"""
     eval_games: int = 60
     """deals per evaluation and opponent (each played in every seat rotation)"""
     eval_episode: str = "game"
@@ -181,7 +182,7 @@ class TrainConfig:
     run_name: str = ""
     """name of the run ("": exp_name, players, seed and the time)"""
     output: str = ""
-    """also copy the final model here (e.g. models/ppo_2p_standard.pt)"""
+    """also copy the final model here (e.g. models/ppo_2p_standard.npz)"""
     final_model: str = "best"
     """model copied to output: "best" (best evaluation) or "last\""""
     progress_bar: bool = True
@@ -301,7 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "of opponents and a self-play league. Settings: defaults < --config file < "
                     "flags. 'tt-train plot RUN_DIR' draws a run's learning curve.",
         epilog="Example: tt-train --config training/config/ppo_2p_standard.toml "
-               "--output models/ppo_2p_standard.pt",
+               "--output models/ppo_2p_standard.npz",
     )
     parser.add_argument("--config", metavar="FILE", help="TOML or YAML file of settings")
     parser.add_argument("--resume", metavar="RUN_DIR",
@@ -372,7 +373,7 @@ class OpponentPool:
         """The snapshots the league plays, oldest first."""
         if self.league_dir is None or not self.league_dir.is_dir():
             return []
-        found = sorted(self.league_dir.glob("step_*.pt"), key=_step_of)
+        found = sorted(self.league_dir.glob("step_*.npz"), key=_step_of)
         return found[-self.league_size:]
 
     def sample(self, seat: int) -> tuple[str, Any]:
@@ -393,7 +394,7 @@ class OpponentPool:
 
             if name == LEAGUE:  # forget snapshots that left the league
                 live = {str(p) for p in snapshots}
-                for old in [k for k in self._agents if k[0] == seat and k[1].endswith(".pt")
+                for old in [k for k in self._agents if k[0] == seat and k[1].endswith(".npz")
                             and k[1] not in live and Path(k[1]).parent == self.league_dir]:
                     del self._agents[old]
             agent = make_agent(spec, self.rules.num_players, self.rules,
@@ -797,10 +798,9 @@ class Trainer:
         import stable_baselines3
 
         return build_metadata(self.rules, self.features, self.net_kwargs, training={
-            "algorithm": "MaskablePPO (sb3-contrib)" + (
-                f" after behaviour cloning of {self.config.bc_teacher}"
-                if self._bc_on() else ""),
-            "timesteps": int(steps),
+            "algorithm": (f"behaviour cloning of {self.config.bc_teacher}, then " if
+                          self._bc_on() else "") + "MaskablePPO (sb3-contrib)",
+            "timesteps": int(steps),  # PPO steps behind this network (0: the warm start)
             "wall_time_seconds": round(self.wall_time(), 1),
             "commands": list(self._state.get("commands", [])),
             "config": dataclasses.asdict(self.config),
@@ -814,7 +814,8 @@ class Trainer:
         })
 
     def export(self, model, path: Path) -> Path:
-        return save_model(path, model.policy.mlp_extractor.net, self.metadata(model.num_timesteps))
+        return save_model(path, numpy_weights(model.policy.mlp_extractor.net),
+                          self.metadata(model.num_timesteps))
 
     def _bc_on(self) -> bool:
         return self.config.bc_teacher.strip().lower() not in ("", "none")
@@ -835,7 +836,7 @@ class Trainer:
     def at_boundary(self, model, final: bool = False) -> None:
         steps = model.num_timesteps
         if steps >= self.next_league or final:
-            self.export(model, self.files.league / f"step_{steps:09d}.pt")
+            self.export(model, self.files.league / f"step_{steps:09d}.npz")
         if steps >= self.next_eval or final:
             self.evaluate(model)
         if steps >= self.next_checkpoint or final:
@@ -855,7 +856,7 @@ class Trainer:
         from .arena import run_tournament
 
         steps = model.num_timesteps
-        path = self.export(model, self.files.root / "eval" / f"step_{steps:09d}.pt")
+        path = self.export(model, self.files.root / "eval" / f"step_{steps:09d}.npz")
         out = {}
         for spec in self.eval_specs:
             t0 = time.perf_counter()
@@ -885,7 +886,7 @@ class Trainer:
             first = out[next(iter(out))]
             best = self._state.get("best")
             if best is None or first["diff"] < best["diff"]:
-                shutil.copyfile(path, self.files.root / "best.pt")
+                shutil.copyfile(path, self.files.root / "best.npz")
                 self._state["best"] = {"timesteps": steps, "diff": first["diff"],
                                        "opponent": first["opponent"]}
                 self.files.save_state(self._state)
@@ -919,7 +920,7 @@ class Trainer:
                              "seconds": round(time.perf_counter() - t0, 1), **{
                                  k: round(v, 4) for k, v in stats.items()}}
         self.files.save_state(self._state)
-        save_model(self.files.root / "bc.pt", net, self.metadata(0))
+        save_model(self.files.root / "bc.npz", numpy_weights(net), self.metadata(0))
 
     def run(self) -> Path:
         from sb3_contrib import MaskablePPO
@@ -956,7 +957,7 @@ class Trainer:
                                     policy_kwargs={"net_kwargs": self.net_kwargs}, **kwargs)
                 if self._bc_on():
                     self.warm_start(model)
-                self.export(model, self.files.league / f"step_{0:09d}.pt")
+                self.export(model, self.files.league / f"step_{0:09d}.npz")
                 if self.eval_specs and self.config.eval_every > 0:
                     self.evaluate(model)  # the starting point of the learning curve
             self._schedule(model.num_timesteps)
@@ -968,7 +969,7 @@ class Trainer:
                             reset_num_timesteps=checkpoint is None, tb_log_name="ppo",
                             progress_bar=c.progress_bar)
             self.at_boundary(model, final=True)
-            final = self.export(model, self.files.root / "model.pt")
+            final = self.export(model, self.files.root / "model.npz")
         finally:
             env.close()
         self._state["wall_time"] = self.wall_time()
@@ -978,8 +979,8 @@ class Trainer:
         except Exception as exc:  # a plot is a convenience; never lose a run to it
             self.log(f"could not plot the run: {exc}")
         if c.output:
-            source = self.files.root / "best.pt" if (
-                c.final_model == "best" and (self.files.root / "best.pt").exists()) else final
+            source = self.files.root / "best.npz" if (
+                c.final_model == "best" and (self.files.root / "best.npz").exists()) else final
             Path(c.output).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, c.output)
             self.log(f"copied {source.name} to {c.output}")

@@ -42,15 +42,14 @@ ModelLoader = Callable[[str, int, Rules, "int | None"], Any]
 missing or corrupt file, or a model trained for other rules or another number of players."""
 
 _MODEL_LOADERS: list[ModelLoader] = []
-# Modules that register a loader when imported (issue 5 fills tt_env.agents.learned); they are
-# tried lazily, so that the core never imports torch.
+# Modules that register a loader when imported; they are tried lazily, when a spec is not a
+# built-in agent.
 _LOADER_MODULES = ("tt_env.agents.learned",)
 _loader_modules_tried = False
 _loader_import_errors: list[str] = []
 
 NO_LOADER_MESSAGE = (
-    "learned agents need tt_env[train]; model loading is not available yet "
-    "(no model loader is registered: see tt_env.agents.register_model_loader)"
+    "no model loader is registered (see tt_env.agents.register_model_loader)"
 )
 
 
@@ -82,7 +81,7 @@ def spec_label(spec: str) -> str:
     if ":" in spec and not os.path.exists(spec):
         return spec.rsplit(":", 1)[1]
     base = os.path.basename(spec.rstrip("/\\")) or spec
-    for ext in (".zip", ".pt", ".pth", ".onnx"):
+    for ext in (".npz", ".zip", ".pt", ".pth", ".onnx"):
         if base.endswith(ext):
             return base[: -len(ext)]
     return base

@@ -2,17 +2,17 @@
 
 The model file (:mod:`tt_env.model`) holds the network, the rules and number of players it was
 trained for and its feature transform (:mod:`tt_env.features`); the agent applies that same
-transform to the observation, scores the 108 actions and plays the best legal one
-(``deterministic=True``, the default) or samples from the masked policy with its seeded
-generator.
+transform to the observation, scores the 108 actions with the network (in numpy: playing needs no
+torch) and plays the best legal one (``deterministic=True``, the default) or samples from the
+masked policy with its seeded generator.
 
 Importing this module registers a model loader with :func:`tt_env.agents.register_model_loader`,
 so every agent spec that names a model works wherever agents are named (``make_agent``,
 ``tt-arena``, ``tt-play``):
 
-- a path to a model file: ``models/ppo_2p_standard.pt``, ``runs/x/model.pt``;
+- a path to a model file: ``models/ppo_2p_standard.npz``, ``runs/x/model.npz``;
 - the name of a model in a models directory: ``ppo_2p_standard`` (looked up as
-  ``<dir>/<name>.pt`` in the directories of ``$TT_ENV_MODELS`` (``os.pathsep``-separated), then
+  ``<dir>/<name>.npz`` in the directories of ``$TT_ENV_MODELS`` (``os.pathsep``-separated), then
   ``./models``, then the ``models/`` folder beside the ``tt_env`` package of a source checkout).
 
 A missing file, a corrupt one, or a model trained for other rules or another number of players
@@ -25,7 +25,6 @@ import os
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from ..model import MODEL_SUFFIX, Model, ModelError, load_model
 from ..rules import Rules
@@ -45,8 +44,8 @@ def model_dirs() -> list[Path]:
 def find_model(spec: str) -> Path | None:
     """The model file that ``spec`` names, or None if it names none (and is not a path).
 
-    A model is a ``.pt`` path, or a name looked up in :func:`model_dirs`. Raises
-    :class:`ModelError` for a ``.pt`` path that does not exist, and for a checkpoint of
+    A model is a ``.npz`` path, or a name looked up in :func:`model_dirs`. Raises
+    :class:`ModelError` for a ``.npz`` path that does not exist, and for a checkpoint of
     ``tt-train`` (a stable-baselines3 ``.zip``) given instead of a model.
     """
     path = Path(spec).expanduser()
@@ -58,7 +57,7 @@ def find_model(spec: str) -> Path | None:
         raise ModelError(f"no such model file: {spec}")
     if path.suffix == ".zip" and _is_training_checkpoint(path):
         raise ModelError(f"{spec} is a tt-train checkpoint (for --resume), not a model file: "
-                         "play the run's model.pt or best.pt")
+                         "play the run's model.npz or best.npz")
     if path.suffix or "/" in spec or os.sep in spec:
         return None  # another loader's file, or no model at all: the registry reports it
     for folder in model_dirs():
@@ -90,7 +89,6 @@ class LearnedAgent(BaseAgent):
                  rules: Rules | None = None, seed: int | None = None,
                  deterministic: bool = True) -> None:
         super().__init__(num_players, rules, seed)
-        torch.set_num_threads(1)  # small networks: threads cost more than they give
         if not isinstance(model, Model):
             found = find_model(str(model))
             if found is None:
@@ -117,9 +115,7 @@ class LearnedAgent(BaseAgent):
         return p / p.sum()
 
     def _logits(self, observation: np.ndarray) -> np.ndarray:
-        x = torch.from_numpy(self.features(observation)).unsqueeze(0)
-        with torch.no_grad():
-            return self.net.actor(x)[0].numpy().astype(np.float64)
+        return self.net.actor(self.features(observation))[0].astype(np.float64)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask)

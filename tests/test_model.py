@@ -1,0 +1,207 @@
+"""Model files and learned agents without torch: saving, loading, clear errors, the shipped model.
+
+Playing a model needs only numpy (:class:`tt_env.model.NumpyCardNet`); that it computes what the
+torch network computes is tested in ``test_training.py`` (which needs torch).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tt_env import three_thirteen_v0
+from tt_env.agents import make_agent
+from tt_env.agents.learned import LearnedAgent
+from tt_env.arena import run_tournament
+from tt_env.features import CardFeatures
+from tt_env.model import (
+    MODEL_FORMAT,
+    ModelError,
+    build_metadata,
+    load_model,
+    parameter_shapes,
+    save_model,
+)
+from tt_env.rules import Rules
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = ROOT / "models" / "ppo_2p_standard.npz"
+
+
+def tiny_model(path: Path, rules: Rules, lookahead: bool = False, seed: int = 0) -> Path:
+    """A small model with random weights (it plays legal, if poor, moves)."""
+    features = CardFeatures(rules, lookahead=lookahead)
+    kwargs = {"global_width": features.global_width, "card_hidden": 8, "trunk_hidden": 8}
+    rng = np.random.default_rng(seed)
+    weights = {name: rng.normal(0, 0.3, shape) for name, shape in
+               parameter_shapes(**kwargs).items()}
+    return save_model(path, weights, build_metadata(rules, features, kwargs))
+
+
+def play_checked(agent, seed: int, rules: Rules | None = None, max_turns: int = 20) -> int:
+    """A whole game of ``agent`` against itself, checking every action against the mask."""
+    env = three_thirteen_v0.raw_env(rules=rules or Rules(max_turns_per_round=max_turns))
+    env.reset(seed=seed)
+    moves = 0
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        action = agent.act(obs["observation"], obs["action_mask"])
+        assert obs["action_mask"][action] == 1
+        env.step(action)
+        moves += 1
+    return moves
+
+
+def test_a_saved_model_reloads_with_its_weights_and_metadata(tmp_path):
+    path = tiny_model(tmp_path / "m.npz", Rules(), seed=4)
+    model = load_model(path)
+    assert model.rules == Rules() and model.metadata["num_players"] == 2
+    assert set(model.weights) == set(parameter_shapes(global_width=model.features.global_width,
+                                                      card_hidden=8, trunk_hidden=8))
+    x = np.random.default_rng(0).normal(size=(3, model.features.size))
+    logits, value = model.net.actor(x), model.net.critic(x)
+    assert logits.shape == (3, 108) and value.shape == (3, 1)
+    # The same weights give the same outputs; other weights give others.
+    np.testing.assert_array_equal(load_model(path).net.actor(x), logits)
+    other = load_model(tiny_model(tmp_path / "o.npz", Rules(), seed=5))
+    assert not np.allclose(other.net.actor(x), logits)
+    assert not list(tmp_path.glob("*.tmp"))  # written atomically
+
+
+def test_missing_model_file_is_a_clear_error(tmp_path):
+    with pytest.raises(ModelError, match="no such model file"):
+        make_agent(str(tmp_path / "nowhere.npz"), 2)
+    with pytest.raises(ModelError, match="no such model file"):
+        load_model(tmp_path / "nowhere.npz")
+    with pytest.raises(ModelError, match="is a directory"):
+        load_model(tmp_path)
+
+
+def test_corrupt_model_file_is_a_clear_error(tmp_path):
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"this is not a model")
+    with pytest.raises(ModelError, match="corrupt or not a tt_env model"):
+        make_agent(str(bad), 2)
+    good = tiny_model(tmp_path / "good.npz", Rules())
+    truncated = tmp_path / "truncated.npz"
+    truncated.write_bytes(good.read_bytes()[:500])
+    with pytest.raises(ModelError, match="corrupt"):
+        make_agent(str(truncated), 2)
+    other = tmp_path / "other.npz"
+    np.savez(other, weights=np.zeros(3))
+    with pytest.raises(ModelError, match="not a tt_env model"):
+        make_agent(str(other), 2)
+    pickled = tmp_path / "pickled.npz"  # object arrays would run code on load: refused
+    np.savez(pickled, __format__=np.array(MODEL_FORMAT), x=np.array([{"a": 1}], dtype=object))
+    with pytest.raises(ModelError, match="corrupt or not a tt_env model"):
+        load_model(pickled)
+
+
+def test_model_with_damaged_parts_is_a_clear_error(tmp_path):
+    path = tiny_model(tmp_path / "m.npz", Rules())
+    with np.load(path) as archive:
+        arrays = {k: archive[k] for k in archive.files}
+
+    def write(name: str, **changes) -> Path:
+        out = tmp_path / name
+        np.savez(out, **{**arrays, **changes})
+        return out
+
+    with pytest.raises(ModelError, match="unsupported model file version 99"):
+        load_model(write("v.npz", __version__=np.array(99)))
+    with pytest.raises(ModelError, match="metadata cannot be read"):
+        load_model(write("meta.npz", __metadata__=np.array("{not json")))
+    with pytest.raises(ModelError, match=r"card\.0\.weight has shape"):
+        load_model(write("shape.npz", **{"card.0.weight": np.zeros((2, 2), np.float32)}))
+    missing = {k: v for k, v in arrays.items() if k != "trunk.2.bias"}
+    np.savez(tmp_path / "missing.npz", **missing)
+    with pytest.raises(ModelError, match=r"missing \['trunk\.2\.bias'\]"):
+        load_model(tmp_path / "missing.npz")
+    meta = json.loads(str(arrays["__metadata__"]))
+    meta["observation"]["size"] += 1
+    with pytest.raises(ModelError, match="another observation layout"):
+        load_model(write("layout.npz", __metadata__=np.array(json.dumps(meta))))
+
+
+def test_model_for_other_rules_is_a_clear_error(tmp_path):
+    path = tiny_model(tmp_path / "m.npz", Rules())
+    with pytest.raises(ModelError, match=r"other rules: aces_high=False \(asked: True\)"):
+        make_agent(str(path), 2, Rules(aces_high=True))
+    with pytest.raises(ModelError, match="other rules"):
+        make_agent(str(path), 2, Rules.preset("one-wild"))
+
+
+def test_model_for_another_number_of_players_is_a_clear_error(tmp_path):
+    path = tiny_model(tmp_path / "m.npz", Rules())
+    with pytest.raises(ModelError, match="trained for 2 players, not 3"):
+        make_agent(str(path), 3)
+    with pytest.raises(ValueError, match="trained for 2 players"):  # as the arena reports it
+        run_tournament([str(path), "random", "greedy"], Rules(num_players=3), games=1)
+
+
+def test_models_are_found_by_name(tmp_path, monkeypatch):
+    tiny_model(tmp_path / "tiny_2p.npz", Rules())
+    monkeypatch.setenv("TT_ENV_MODELS", str(tmp_path))
+    agent = make_agent("tiny_2p", 2)
+    assert isinstance(agent, LearnedAgent) and agent.name == "tiny_2p"
+    with pytest.raises(ValueError, match="unknown agent"):
+        make_agent("no_such_model_name", 2)
+
+
+def test_learned_agent_for_three_players_plays_legal_moves(tmp_path):
+    rules = Rules(num_players=3, max_turns_per_round=9)
+    path = tiny_model(tmp_path / "m3.npz", rules)
+    result = run_tournament([str(path), "random", "greedy"], rules, games=1, episode="game")
+    assert len(result.results) == 3
+    assert play_checked(make_agent(str(path), 3, rules), seed=1, rules=rules) > 0
+
+
+def test_sampling_agent_is_reproducible(tmp_path):
+    model = load_model(tiny_model(tmp_path / "m.npz", Rules()))
+    env = three_thirteen_v0.raw_env()
+    env.reset(seed=2)
+    obs = env.observe(env.agent_selection)
+    a = LearnedAgent(model, seed=7, deterministic=False)
+    b = LearnedAgent(model, seed=7, deterministic=False)
+    picks = [a.act(obs["observation"], obs["action_mask"]) for _ in range(20)]
+    assert picks == [b.act(obs["observation"], obs["action_mask"]) for _ in range(20)]
+    p = a.policy(obs["observation"], obs["action_mask"])
+    assert p.sum() == pytest.approx(1.0) and (p[obs["action_mask"] == 0] == 0).all()
+
+
+# ---------------------------------------------------------------------------------- shipped
+def test_the_shipped_model_loads_by_name_and_plays_legal_moves():
+    agent = make_agent("ppo_2p_standard", 2)
+    assert isinstance(agent, LearnedAgent) and agent.name == "ppo_2p_standard"
+    assert agent.model.path == str(SHIPPED) or Path(agent.model.path).resolve() == SHIPPED
+    meta = agent.model.metadata
+    assert meta["rules"] == Rules().to_dict()
+    assert meta["training"]["commands"][0].startswith("tt-train --config training/config/")
+    assert play_checked(agent, seed=11, max_turns=30) > 50
+    with pytest.raises(ModelError, match="other rules"):
+        make_agent("ppo_2p_standard", 2, Rules.preset("one-wild"))
+
+
+def test_the_shipped_model_plays_without_torch():
+    """Playing needs only the core dependencies: torch is made unimportable here."""
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "from tt_env.arena import run_tournament\n"
+        "from tt_env.rules import Rules\n"
+        f"r = run_tournament([{str(SHIPPED)!r}, 'greedy'], Rules(),"
+        " games=1, episode='round', workers=1)\n"
+        "assert 'torch' not in [m for m, v in sys.modules.items() if v is not None]\n"
+        "print(len(r.results))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["2"]
