@@ -38,3 +38,16 @@ def test_agents_do_not_import_the_engine_state():
         imports = imported_modules(path)
         assert not any(i.endswith("engine") or ".engine." in i or i.endswith(".Game")
                        for i in imports), f"agents/{path.name} imports the engine: {imports}"
+
+
+def test_playing_needs_no_torch():
+    """Agents, models, features, the arena and the terminal game import no training package:
+    a trained model plays with the core dependencies (``tt_env.network``/``training`` train)."""
+    training_only = {"torch", "stable_baselines3", "sb3_contrib", "tensorboard"}
+    paths = [PACKAGE / name for name in ("model.py", "features.py", "arena.py", "play.py")]
+    paths += sorted((PACKAGE / "agents").glob("*.py"))
+    for path in paths:
+        top = {i.lstrip(".").split(".")[0] for i in imported_modules(path)}
+        assert not (top & training_only), f"{path.name} imports {top & training_only}"
+        assert not any(i.endswith(("network", "training")) for i in imported_modules(path)), (
+            f"{path.name} imports the training code")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -129,6 +130,37 @@ def test_model_with_damaged_parts_is_a_clear_error(tmp_path):
     meta["observation"]["size"] += 1
     with pytest.raises(ModelError, match="another observation layout"):
         load_model(write("layout.npz", __metadata__=np.array(json.dumps(meta))))
+    meta = json.loads(str(arrays["__metadata__"]))
+    meta["features"] = ["not", "a", "record"]
+    with pytest.raises(ModelError, match="corrupt or from another tt_env version"):
+        load_model(write("features.npz", __metadata__=np.array(json.dumps(meta))))
+    meta = json.loads(str(arrays["__metadata__"]))
+    meta["network"]["kwargs"]["card_width"] = 3  # weights that fit it, rows that do not
+    kwargs = meta["network"]["kwargs"]
+    weights = {k: np.zeros(v, np.float32) for k, v in parameter_shapes(**kwargs).items()}
+    narrow = save_model(tmp_path / "narrow.npz", weights, meta)
+    with pytest.raises(ModelError, match="network does not fit its features"):
+        load_model(narrow)
+    with pytest.raises(ModelError, match="unsupported model file version 'one'"):
+        load_model(write("vtext.npz", __version__=np.array("one")))
+    nan = arrays["card.0.bias"].copy()
+    nan[0] = np.nan
+    with pytest.raises(ModelError, match=r"weight 'card.0.bias' is not finite"):
+        load_model(write("nan.npz", **{"card.0.bias": nan}))
+    single = tmp_path / "single.npz"
+    with open(single, "wb") as fh:  # np.save: one array, not an archive
+        np.save(fh, np.zeros(3))
+    with pytest.raises(ModelError, match="a single numpy array"):
+        load_model(single)
+    foreign = tmp_path / "foreign.npz"
+    with zipfile.ZipFile(foreign, "w") as archive:  # a zip whose entries are not arrays
+        archive.writestr("__format__.txt", MODEL_FORMAT)
+    with pytest.raises(ModelError, match="is not a numpy array"):
+        load_model(foreign)
+    torch_file = tmp_path / "old.pt"
+    torch_file.write_bytes(b"PK")
+    with pytest.raises(ModelError, match="model files are .npz archives"):
+        make_agent(str(torch_file), 2)
 
 
 def test_model_for_other_rules_is_a_clear_error(tmp_path):
@@ -188,6 +220,20 @@ def test_the_shipped_model_loads_by_name_and_plays_legal_moves():
     assert play_checked(agent, seed=11, max_turns=30) > 50
     with pytest.raises(ModelError, match="other rules"):
         make_agent("ppo_2p_standard", 2, Rules.preset("one-wild"))
+
+
+def test_a_damaged_shipped_model_is_left_out_of_the_default_run(tmp_path, monkeypatch):
+    from tt_env import arena
+
+    broken = tmp_path / "ppo_2p_standard.npz"  # found before the shipped one
+    with np.load(SHIPPED) as archive:
+        arrays = {k: archive[k] for k in archive.files}
+    del arrays["value_head.2.bias"]
+    np.savez(broken, **arrays)
+    monkeypatch.setenv("TT_ENV_MODELS", str(tmp_path))
+    specs, notes = arena.default_agents(Rules())
+    assert "ppo_2p_standard" not in specs
+    assert len(notes) == 1 and "value_head.2.bias" in notes[0]
 
 
 def test_the_shipped_model_plays_without_torch():

@@ -799,7 +799,7 @@ def default_agents(rules: Rules) -> tuple[list[str], list[str]]:
     """The agents of a plain ``tt-arena`` under ``rules``: the built-in agents and the shipped
     models (:data:`DEFAULT_MODELS`) trained for these rules; and a note for each model left out."""
     from .agents.learned import find_model, model_dirs
-    from .model import ModelError, check_compatible, read_model_file
+    from .model import ModelError, load_model
 
     specs, notes = list(DEFAULT_AGENTS), []
     for name in DEFAULT_MODELS:
@@ -807,7 +807,7 @@ def default_agents(rules: Rules) -> tuple[list[str], list[str]]:
             path = find_model(name)
             if path is None:
                 raise ModelError("not found in " + ", ".join(str(d) for d in model_dirs()))
-            check_compatible(read_model_file(path)[0], rules, f"model {path}")
+            load_model(path, rules)  # the whole file: a damaged one is left out, not played
         except ModelError as exc:
             notes.append(f"{name} left out: {exc}")
             continue

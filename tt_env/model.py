@@ -221,18 +221,29 @@ def read_model_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, 
         raise ModelError(f"no such model file: {path}")
     if not path.is_file():
         raise ModelError(f"not a model file: {path} is a directory")
+    corrupt = f"cannot read model file {path}: it is corrupt or not a tt_env model"
     try:
-        with np.load(path, allow_pickle=False) as archive:
+        loaded = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+        detail = "pickled data" if "pickle" in str(exc) else (str(exc).splitlines() or [""])[0]
+        raise ModelError(f"{corrupt} ({type(exc).__name__}: {detail})") from None
+    if not isinstance(loaded, np.lib.npyio.NpzFile):  # a single .npy array
+        raise ModelError(f"{corrupt} (a single numpy array, not an .npz archive)")
+    try:
+        with loaded as archive:
             arrays = {name: archive[name] for name in archive.files}
     except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, KeyError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else ""
-        raise ModelError(f"cannot read model file {path}: it is corrupt or not a tt_env model "
-                         f"({type(exc).__name__}: {first})") from None
+        detail = "pickled data" if "pickle" in str(exc) else (str(exc).splitlines() or [""])[0]
+        raise ModelError(f"{corrupt} ({type(exc).__name__}: {detail})") from None
+    for name, value in arrays.items():
+        if not isinstance(value, np.ndarray):  # a zip member that is not a numpy array
+            raise ModelError(f"{corrupt} (its entry {name!r} is not a numpy array)")
     fmt = arrays.pop("__format__", None)
-    if fmt is None or fmt.shape != () or str(fmt) != MODEL_FORMAT:
+    if fmt is None or fmt.shape != () or fmt.dtype.kind != "U" or str(fmt) != MODEL_FORMAT:
         raise ModelError(f"{path} is not a tt_env model file (no format {MODEL_FORMAT!r})")
     version = arrays.pop("__version__", None)
-    if version is None or version.shape != () or int(version) != MODEL_VERSION:
+    if (version is None or version.shape != () or version.dtype.kind not in "iu"
+            or int(version) != MODEL_VERSION):
         raise ModelError(f"{path}: unsupported model file version "
                          f"{None if version is None else version.tolist()!r} "
                          f"(this tt_env reads version {MODEL_VERSION})")
@@ -242,6 +253,10 @@ def read_model_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, 
             raise TypeError("not a JSON object")
     except (KeyError, TypeError, ValueError) as exc:
         raise ModelError(f"{path} is corrupt: its metadata cannot be read ({exc})") from None
+    for name, value in arrays.items():
+        if value.dtype.kind != "f" or not np.isfinite(value).all():
+            raise ModelError(f"{path} is corrupt: weight {name!r} is not finite floating-point "
+                             "numbers")
     return metadata, arrays
 
 
@@ -284,9 +299,9 @@ def load_model(path: str | os.PathLike, rules: Rules | None = None) -> Model:
         features = CardFeatures.from_spec(metadata["features"], trained)
         network = metadata["network"]
         net = NETWORKS[network["class"]](weights, **network["kwargs"])
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ModelError(f"{where} is corrupt or from another tt_env version: {exc}") from None
-    if net.global_width != features.global_width:
+    if net.global_width != features.global_width or net.card_width != CARD_WIDTH:
         raise ModelError(f"{where} is corrupt: its network does not fit its features")
     return Model(net=net, rules=trained, features=features, metadata=metadata, path=str(path),
                  weights=weights)

@@ -69,7 +69,7 @@ def _load_loader_modules() -> None:
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as exc:
-            if exc.name != name:  # the module exists but a dependency (torch ...) is missing
+            if exc.name != name:  # the module exists but one of its dependencies is missing
                 _loader_import_errors.append(f"{name}: {exc}")
 
 

@@ -55,6 +55,10 @@ def find_model(spec: str) -> Path | None:
         if path.is_dir():
             raise ModelError(f"{spec} is a directory, not a model file")
         raise ModelError(f"no such model file: {spec}")
+    if path.suffix == ".pt" and path.is_file():
+        raise ModelError(f"{spec} is a torch file: tt_env model files are .npz archives "
+                         "(tt-train writes them; a .pt model of an older tt_env must be "
+                         "retrained)")
     if path.suffix == ".zip" and _is_training_checkpoint(path):
         raise ModelError(f"{spec} is a tt-train checkpoint (for --resume), not a model file: "
                          "play the run's model.npz or best.npz")
