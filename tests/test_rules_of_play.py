@@ -18,7 +18,6 @@ from tt_env.engine import (
     TAKE_DISCARD,
     Game,
     IllegalMoveError,
-    Move,
     MoveKind,
     Phase,
 )

@@ -636,7 +636,6 @@ def _fast(cfg: _Config, mask: int, J: int, M: int, plan: bool = False):
     :func:`_free_arrangement` / :func:`_capped_plan` need to spell the arrangement out.
     """
     W = J + M
-    tabs = cfg.tabs
     sv = cfg.values
     # The ranks that can hold a set: 2+ cards (3+ with no wilds).
     y0 = mask & _SUIT_SLICE
