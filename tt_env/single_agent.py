@@ -312,15 +312,9 @@ class SingleAgentEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ render
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("You are calling render method without specifying any "
-                                  "render mode.")
-            return None
-        text = self._text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        from .three_thirteen_v0 import render_text
+
+        return render_text(self.render_mode, self._text)
 
     def _text(self) -> str:
         if self.learner is None:

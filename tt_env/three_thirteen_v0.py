@@ -239,6 +239,18 @@ def _resolve_rules(rules: Rules | str | dict | None, fields: dict[str, Any]) -> 
     return base.replace(**fields) if fields else base
 
 
+def render_text(render_mode: str | None, text) -> str | None:
+    """``render()`` of both environments: print ``text()`` ("human"), return it ("ansi"), or
+    warn that no render mode was given (as Gymnasium and PettingZoo environments do)."""
+    if render_mode is None:
+        logger.warn("You are calling render method without specifying any render mode.")
+        return None
+    if render_mode == "human":
+        print(text())
+        return None
+    return text()
+
+
 class raw_env(AECEnv):
     """Three Thirteen as a PettingZoo AEC environment (see the module documentation).
 
@@ -516,14 +528,7 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ render
     def render(self) -> str | None:
-        if self.render_mode is None:
-            logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        text = self._text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render_text(self.render_mode, self._text)
 
     def _text(self) -> str:
         from .melds import solve
