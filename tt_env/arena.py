@@ -62,7 +62,7 @@ from .rules import Rules
 DEFAULT_AGENTS = ("random", "greedy", "counting")
 # Shipped models that join the default run of tt-arena when they fit its rules (models/).
 DEFAULT_MODELS = ("ppo_2p_standard",)
-DEFAULT_GAMES = 50  # deals of the default run: ~100 s of CPU, about a minute on 2 idle cores
+DEFAULT_GAMES = 50  # deals of the default run: ~4 min of CPU, about 2 minutes on 2 idle cores
 CONFIDENCE = 0.95
 
 
