@@ -94,6 +94,21 @@ def test_short_run_saves_a_model_that_reloads_and_plays_legal_moves(tmp_path):
     assert play_checked(agent, seed=5, max_turns=20) > 0
 
 
+def test_warm_start_alone_is_evaluated_once_and_kept(tmp_path):
+    """``--total-timesteps 0``: behaviour cloning only; the starting evaluation is not repeated
+    as the final one, and the warm start is the model."""
+    config = tiny_config(tmp_path, total_timesteps=0, eval_every=512, eval_games=1,
+                         eval_opponents="random", output=str(tmp_path / "out.npz"))
+    final = train(config, command="warm start only")
+    rows = (final.parent / "evaluations.csv").read_text().splitlines()[1:]
+    assert [row.split(",")[:3] for row in rows] == [["0", rows[0].split(",")[1], "random"]]
+    bc = load_model(final.parent / "bc.npz")
+    out = load_model(tmp_path / "out.npz")
+    assert out.metadata["training"]["timesteps"] == 0
+    for name, weight in bc.weights.items():
+        np.testing.assert_array_equal(out.weights[name], weight)
+
+
 def test_resume_continues_the_step_count(tmp_path):
     config = tiny_config(tmp_path, total_timesteps=1024)
     first = train(config, command="first")

@@ -784,6 +784,7 @@ class Trainer:
         self._state = self.files.state()
         self._wall_before = float(self._state.get("wall_time", 0.0))
         self.next_checkpoint = self.next_league = self.next_eval = 0
+        self._evaluated_at = -1  # the step count of the last evaluation (never twice)
         self.eval_specs = [s.strip() for s in config.eval_opponents.split(",") if s.strip()]
 
     # -------------------------------------------------------------- helpers
@@ -837,7 +838,7 @@ class Trainer:
         steps = model.num_timesteps
         if steps >= self.next_league or final:
             self.export(model, self.files.league / f"step_{steps:09d}.npz")
-        if steps >= self.next_eval or final:
+        if (steps >= self.next_eval or final) and steps != self._evaluated_at:
             self.evaluate(model)
         if steps >= self.next_checkpoint or final:
             self.checkpoint(model)
@@ -855,7 +856,7 @@ class Trainer:
     def evaluate(self, model) -> dict[str, Any]:
         from .arena import run_tournament
 
-        steps = model.num_timesteps
+        steps = self._evaluated_at = model.num_timesteps
         path = self.export(model, self.files.root / "eval" / f"step_{steps:09d}.npz")
         out = {}
         for spec in self.eval_specs:
