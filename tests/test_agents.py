@@ -208,11 +208,11 @@ def test_make_agent_specs():
 def test_model_paths_need_a_loader(tmp_path, monkeypatch):
     model = tmp_path / "ppo.zip"
     model.write_bytes(b"not a model")
-    with monkeypatch.context() as m:  # as without tt_env[train]: no loader module to import
+    with monkeypatch.context() as m:  # no loader registered, and no loader module to import
         m.setattr(agents_package, "_MODEL_LOADERS", [])
         m.setattr(agents_package, "_LOADER_MODULES", ())
         m.setattr(agents_package, "_loader_modules_tried", False)
-        with pytest.raises(ValueError, match="model loading is not available yet"):
+        with pytest.raises(ValueError, match="no model loader is registered"):
             make_agent(str(model), 2)
 
     def loader(spec, num_players, rules, seed):
