@@ -798,16 +798,13 @@ def _progress_bar(total: int, enabled: bool):
 def default_agents(rules: Rules) -> tuple[list[str], list[str]]:
     """The agents of a plain ``tt-arena`` under ``rules``: the built-in agents and the shipped
     models (:data:`DEFAULT_MODELS`) trained for these rules; and a note for each model left out."""
-    from .agents.learned import find_model, model_dirs
-    from .model import ModelError, load_model
+    from .agents.learned import LearnedAgent
+    from .model import ModelError
 
     specs, notes = list(DEFAULT_AGENTS), []
     for name in DEFAULT_MODELS:
-        try:
-            path = find_model(name)
-            if path is None:
-                raise ModelError("not found in " + ", ".join(str(d) for d in model_dirs()))
-            load_model(path, rules)  # the whole file: a damaged one is left out, not played
+        try:  # loads the whole file: a missing, damaged or unfit model is left out, not played
+            LearnedAgent(name, rules.num_players, rules)
         except ModelError as exc:
             notes.append(f"{name} left out: {exc}")
             continue
