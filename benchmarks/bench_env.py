@@ -51,7 +51,7 @@ def _cold_caches() -> None:
     from tt_env import going_out, melds
 
     melds.clear_cache()
-    going_out._CACHE.clear()
+    going_out.clear_cache()
 
 
 def bench_tt(players: int, steps: int, seed: int) -> dict[str, float]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from tt_env.cards import JOKER, NUM_KINDS, NUM_RANKS, make_deck, parse_cards, to_counts
@@ -44,6 +45,7 @@ RULE_SETS = [
     Rules(num_decks=2, all_wild_melds=True),
     Rules(num_decks=3, jokers_per_deck=2, all_wild_melds=True, aces_high=True),
     Rules(num_decks=2, jokers_per_deck=2, all_wild_melds=True, max_wilds_per_meld=3),
+    Rules(num_decks=2, false_out_penalty=20),
 ]
 
 
@@ -116,7 +118,7 @@ def test_go_out_discards_equal_solver_on_hands_built_from_melds(rules):
     assert found >= 15  # (few with max_wilds_per_meld=0, most otherwise)
 
 
-@pytest.mark.parametrize("rules", RULE_SETS[::3], ids=lambda r: repr(r)[:60])
+@pytest.mark.parametrize("rules", RULE_SETS[::3] + RULE_SETS[-1:], ids=lambda r: repr(r)[:60])
 def test_engine_offers_exactly_the_go_outs_of_the_solver(rules):
     """In play: the go-out moves are the solver's, less the upcard just taken (RULES.md)."""
     rnd = random.Random(5)
@@ -131,6 +133,8 @@ def test_engine_offers_exactly_the_go_outs_of_the_solver(rules):
             expected = tuple(k for k in slow_go_out(hand, game.wild_rank, rules) if k in discards)
             if rules.false_out_penalty is None:
                 assert offered == expected, (hand, game.wild_rank)
+            else:  # any discard may be a (possibly false) go-out
+                assert sorted(offered) == sorted(discards)
             checked += 1
         outs = [m for m in legal if m.kind == MoveKind.GO_OUT]
         game.apply(rnd.choice(outs) if outs and rnd.random() < 0.5 else rnd.choice(legal))
@@ -145,8 +149,11 @@ def test_go_out_discards_takes_tuples_lists_and_bytes():
     assert go_out_discards(list(counts), 3, rules) == expected
     assert go_out_discards(bytes(counts), 3, rules) == expected
     assert go_out_discards(bytearray(counts), 3, rules) == expected
+    assert go_out_discards(np.array(counts, dtype=np.int64), 3, rules) == expected
     with pytest.raises(ValueError):
         go_out_discards(counts[:52], 3, rules)
+    with pytest.raises(ValueError, match="sequence of 53 integers"):
+        go_out_discards(53, 3, rules)  # not 53 zeros
 
 
 def test_go_out_examples():

@@ -181,9 +181,11 @@ def test_model_for_another_number_of_players_is_a_clear_error(tmp_path):
 
 def test_models_are_found_by_name(tmp_path, monkeypatch):
     tiny_model(tmp_path / "tiny_2p.npz", Rules())
+    tiny_model(tmp_path / "tiny.v2.npz", Rules())
     monkeypatch.setenv("TT_ENV_MODELS", str(tmp_path))
     agent = make_agent("tiny_2p", 2)
     assert isinstance(agent, LearnedAgent) and agent.name == "tiny_2p"
+    assert make_agent("tiny.v2", 2).name == "tiny.v2"  # a dot in a name is not a path
     with pytest.raises(ValueError, match="unknown agent"):
         make_agent("no_such_model_name", 2)
 

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from .rules import PRESETS, Rules
 
-_UNSET = object()
+UNSET = object()
 _SEATS_FIELD = "num_players"  # given as --seats (arena) or --opponents (play)
 
 
@@ -59,21 +59,26 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
         text = helps.get(field.name, "see RULES.md")
         kind = str(field.type).replace(" ", "")
         if kind == "bool":
-            group.add_argument(flag, default=_UNSET, action=argparse.BooleanOptionalAction,
+            group.add_argument(flag, default=UNSET, action=argparse.BooleanOptionalAction,
                                help=f"{text} (default: {field.default})")
         elif kind in ("int|None", "Optional[int]"):
-            group.add_argument(flag, default=_UNSET, type=_optional_int, metavar="N|none",
+            group.add_argument(flag, default=UNSET, type=_optional_int, metavar="N|none",
                                help=f"{text} (default: {field.default})")
         else:
-            group.add_argument(flag, default=_UNSET, type=int, metavar="N",
+            group.add_argument(flag, default=UNSET, type=int, metavar="N",
                                help=f"{text} (default: {field.default})")
+
+
+def rule_overrides(args: argparse.Namespace) -> dict[str, object]:
+    """The rule options given on the command line (not the number of players)."""
+    overrides = {}
+    for field in dataclasses.fields(Rules):
+        value = getattr(args, field.name, UNSET)
+        if field.name != _SEATS_FIELD and value is not UNSET:
+            overrides[field.name] = value
+    return overrides
 
 
 def rules_from_args(args: argparse.Namespace, num_players: int) -> Rules:
     """The :class:`Rules` of ``--preset`` with the flags given on the command line."""
-    overrides = {}
-    for field in dataclasses.fields(Rules):
-        value = getattr(args, field.name, _UNSET)
-        if field.name != _SEATS_FIELD and value is not _UNSET:
-            overrides[field.name] = value
-    return Rules.preset(args.preset, num_players=num_players, **overrides)
+    return Rules.preset(args.preset, num_players=num_players, **rule_overrides(args))

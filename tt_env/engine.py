@@ -232,8 +232,8 @@ class Game:
             row = [0] * NUM_KINDS
             for c in _parse(cards):
                 row[c] += 1
-            if max(row) > 255:
-                raise ValueError("a hand may hold at most 255 cards of one kind")
+            if max(row) > 254:  # room for one more: a draw adds to a byte
+                raise ValueError("a hand may hold at most 254 cards of one kind")
             counts.append(bytearray(row))
         self._round = _Round(
             hands=counts,
@@ -275,10 +275,8 @@ class Game:
             if self.rules.false_out_penalty is not None:
                 moves += [GO_OUT[m.card] for m in moves]
             else:
-                wild_rank = self.rules.rounds[self.round_index].wild_rank  # a round in play
-                outs = go_out_discards(hand, wild_rank, self.rules)
-                if outs:
-                    moves += [GO_OUT[k] for k in outs if k != barred]
+                outs = go_out_discards(hand, self.wild_rank, self.rules)
+                moves += [GO_OUT[k] for k in outs if k != barred]
             return moves
         return []
 
@@ -330,11 +328,7 @@ class Game:
         """Play ``move`` for the seat to move; raises :class:`IllegalMoveError` if illegal."""
         if isinstance(move, str):
             move = Move.parse(move)
-        legal = self._legal_cache
-        if legal is None:
-            legal = self.legal_moves()
-        if not (isinstance(move, Move) and move in legal):
-            self.check(move)  # raises, saying why
+        self.check(move)
         self.moves.append(move)
         self._legal_cache = None
         r = self._round

@@ -51,8 +51,8 @@ twice or more (several decks) added in when there are any.
 
 from __future__ import annotations
 
-from .cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS
-from .melds import min_penalty
+from .cards import JOKER, NUM_RANKS, NUM_SUITS
+from .melds import _check_counts, min_penalty
 from .rules import Rules
 
 _SUIT = (1 << NUM_RANKS) - 1  # the 13 bits of one suit
@@ -80,6 +80,12 @@ _CACHE: dict[tuple, tuple[Rules, tuple[int, ...]]] = {}
 _CACHE_LIMIT = 200_000
 
 
+def clear_cache() -> None:
+    """Empty the result cache of :func:`go_out_discards` (benchmarks use it to time cold
+    calls)."""
+    _CACHE.clear()
+
+
 def go_out_discards(counts, wild_rank: int, rules: Rules) -> tuple[int, ...]:
     """The card kinds whose discard leaves ``counts`` (53 counts: a tuple, list or bytes) with no
     deadwood, ascending.
@@ -87,13 +93,7 @@ def go_out_discards(counts, wild_rank: int, rules: Rules) -> tuple[int, ...]:
     ``counts`` is a hand just after a draw. Exact: the same as every kind ``k`` held with
     ``min_penalty(counts minus one k) == 0``, only faster.
     """
-    try:
-        hand = bytes(counts)
-    except (TypeError, ValueError):
-        hand = b""
-    if len(hand) != NUM_KINDS:
-        min_penalty(counts, wild_rank, rules)  # raises, saying what is wrong with the counts
-        raise ValueError(f"counts must be {NUM_KINDS} integers 0..255, got {counts!r}")
+    hand = _check_counts(counts)
     key = (hand, wild_rank, id(rules))
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is rules:
@@ -247,23 +247,14 @@ def _matching(lonely: int, loose: int) -> tuple[int, int]:
     (condition 2). Greedy: each suit takes its lowest free rank. Returns (weight, the matched
     cards)."""
     weight = matched = used = 0
-    rest = []
-    for shift in _SHIFTS:
-        row = (lonely >> shift) & _SUIT & ~used
-        if row:
-            bit = row & -row
-            used |= bit
-            matched |= bit << shift
-            weight += 2
-        elif (loose >> shift) & _SUIT:
-            rest.append(shift)
-    for shift in rest:
-        row = (loose >> shift) & _SUIT & ~used
-        if row:
-            bit = row & -row
-            used |= bit
-            matched |= bit << shift
-            weight += 1
+    for cards, value in ((lonely, 2), (loose, 1)):  # isolated cards first
+        for shift in _SHIFTS:
+            row = (cards >> shift) & _SUIT & ~used
+            if row and not (matched >> shift) & _SUIT:  # one card per suit
+                bit = row & -row
+                used |= bit
+                matched |= bit << shift
+                weight += value
     return weight, matched
 
 

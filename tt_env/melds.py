@@ -978,7 +978,8 @@ def _counts_of(cards) -> bytes:
 
 def _check_counts(counts) -> bytes:
     """53 counts as bytes (ValueError unless they are 53 integers 0..255)."""
-    if counts.__class__ is not tuple and counts.__class__ is not bytes:
+    cls = counts.__class__
+    if cls is not tuple and cls is not bytes and cls is not bytearray:
         if isinstance(counts, (int, str)):
             raise ValueError(f"counts must be a sequence of {NUM_KINDS} integers, got {counts!r}")
         counts = list(counts)

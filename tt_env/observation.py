@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from .actions import (
-    ACTION_TO_MOVE, DRAW_STOCK_ACTION, GO_OUT_ACTION_BASE, NUM_ACTIONS, TAKE_DISCARD_ACTION,
+    ACTION_TO_MOVE, DRAW_STOCK_ACTION, KIND_OFFSET, NUM_ACTIONS, TAKE_DISCARD_ACTION,
 )
 from .cards import ALL_CARDS, JOKER, NUM_KINDS, NUM_RANKS, RANK_NAMES, Card
 from .engine import Game, Phase, PlayerView
@@ -287,14 +287,11 @@ def top_discard_of(vector: np.ndarray) -> Card | None:
 
 
 # ---------------------------------------------------------------------------------- masks
-_ACTION_OF = {move: action for action, move in enumerate(ACTION_TO_MOVE)}
-
-
 def legal_mask_bytes(moves: Iterable) -> bytes:
     """The action mask of some engine moves, as 108 bytes (0/1)."""
     mask = bytearray(NUM_ACTIONS)
-    for action in map(_ACTION_OF.__getitem__, moves):
-        mask[action] = 1
+    for m in moves:
+        mask[KIND_OFFSET[m.kind] + m.card] = 1
     return bytes(mask)
 
 
@@ -456,19 +453,13 @@ class IncrementalEncoder:
             return False
         # a discard, or going out and discarding
         round_index = game.round_index
-        if action >= GO_OUT_ACTION_BASE or self._redemption:
-            # Melds may go to the table: someone goes out, or lays down on a final turn.
-            went_out = game.went_out
-            game.apply(move)
-            if game.round_index != round_index or game.phase == Phase.GAME_OVER:
-                return True
-            if game.went_out != went_out or (self._redemption and went_out is not None):
-                self.sync(game)
-                return False
-        else:
-            game.apply(move)
-            if game.round_index != round_index or game.phase == Phase.GAME_OVER:
-                return True
+        went_out = game.went_out
+        game.apply(move)
+        if game.round_index != round_index or game.phase == Phase.GAME_OVER:
+            return True
+        if game.went_out != went_out or (self._redemption and went_out is not None):
+            self.sync(game)  # melds went to the table
+            return False
         card = move.card
         row = seat * NUM_KINDS + card
         held = m[self._hands + row] - 1.0

@@ -77,7 +77,7 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from ._cli import _UNSET  # the "flag not given" marker of the rule flags
+from ._cli import UNSET, rule_overrides  # UNSET: the "flag not given" marker
 from .actions import NUM_ACTIONS
 from .features import CardFeatures
 from .model import ModelError, build_metadata, save_model
@@ -161,8 +161,6 @@ class TrainConfig:
     """minibatch size of the warm-start fit"""
     bc_opponents: str = "counting=0.5,greedy=0.4,random=0.1"
     """opponent pool of the teacher's games"""
-    bc_data: str = ""
-    """a .npz of teacher decisions (x, mask, action, return) to fit instead of collecting them"""
     checkpoint_every: int = 50_000
     """steps between checkpoints"""
     eval_every: int = 200_000
@@ -316,15 +314,15 @@ def build_parser() -> argparse.ArgumentParser:
         default = f.default
         kind = {"bool": bool, "int": int, "float": float}.get(str(f.type), str)
         if kind is bool:
-            parser.add_argument(flag, default=_UNSET, action=argparse.BooleanOptionalAction,
+            parser.add_argument(flag, default=UNSET, action=argparse.BooleanOptionalAction,
                                 help=f"{text} (default: {default})")
         else:
-            parser.add_argument(flag, default=_UNSET, type=kind,
+            parser.add_argument(flag, default=UNSET, type=kind,
                                 help=f"{text} (default: {default!r})")
     add_rules_arguments(parser)
     for action in parser._actions:  # the preset's default comes from the config, not argparse
         if action.dest == "preset":
-            action.default = _UNSET
+            action.default = UNSET
     return parser
 
 
@@ -337,16 +335,10 @@ def config_from_args(args: argparse.Namespace, base: dict[str, Any] | None = Non
     for name in CONFIG_FIELDS:
         if name == "rules":
             continue
-        value = getattr(args, name, _UNSET)
-        if value is not _UNSET:
+        value = getattr(args, name, UNSET)
+        if value is not UNSET:
             given[name] = value
-    rule_flags = {}
-    for name in FIELD_NAMES:
-        if name == "num_players":
-            continue
-        value = getattr(args, name, _UNSET)
-        if value is not _UNSET:
-            rule_flags[name] = value
+    rule_flags = rule_overrides(args)
     if rule_flags:
         given["rules"] = {**values.get("rules", {}), **rule_flags}
     values.update(given)
@@ -898,16 +890,9 @@ class Trainer:
         c = self.config
         t0 = time.perf_counter()
         workers = 1 if c.vec_env == "dummy" else max(1, min(os.cpu_count() or 1, c.n_envs))
-        if c.bc_data:
-            self.log(f"behaviour cloning: decisions of {c.bc_teacher} from {c.bc_data}")
-            with np.load(c.bc_data) as stored:
-                data = {k: stored[k] for k in ("x", "mask", "action", "return")}
-            if data["x"].shape[1] != self.features.size:
-                raise ValueError(f"{c.bc_data} holds features of another size than this run's")
-        else:
-            self.log(f"behaviour cloning: collecting {c.bc_samples:,} decisions of "
-                     f"{c.bc_teacher} on {workers} process(es)")
-            data = collect_teacher_data(c, workers)
+        self.log(f"behaviour cloning: collecting {c.bc_samples:,} decisions of "
+                 f"{c.bc_teacher} on {workers} process(es)")
+        data = collect_teacher_data(c, workers)
         t1 = time.perf_counter()
         self.log(f"collected {len(data['action']):,} decisions in {t1 - t0:.0f} s; fitting")
         net = model.policy.mlp_extractor.net

@@ -26,12 +26,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..model import MODEL_SUFFIX, Model, ModelError, load_model
+from ..model import MODEL_SUFFIX, Model, ModelError, check_compatible, load_model
 from ..rules import Rules
 from . import register_model_loader, spec_label
 from .base import BaseAgent, legal_actions
 
 _PACKAGE_MODELS = Path(__file__).resolve().parents[2] / "models"
+_OTHER_FORMATS = (".zip", ".pt", ".pth", ".onnx")  # files for other loaders: never a model name
 
 
 def model_dirs() -> list[Path]:
@@ -62,7 +63,7 @@ def find_model(spec: str) -> Path | None:
     if path.suffix == ".zip" and _is_training_checkpoint(path):
         raise ModelError(f"{spec} is a tt-train checkpoint (for --resume), not a model file: "
                          "play the run's model.npz or best.npz")
-    if path.suffix or "/" in spec or os.sep in spec:
+    if path.suffix in _OTHER_FORMATS or "/" in spec or os.sep in spec:
         return None  # another loader's file, or no model at all: the registry reports it
     for folder in model_dirs():
         for candidate in (folder / f"{spec}{MODEL_SUFFIX}", folder / spec):
@@ -100,8 +101,6 @@ class LearnedAgent(BaseAgent):
                                  + ", ".join(str(d) for d in model_dirs()))
             model = load_model(found, self.rules)
         else:
-            from ..model import check_compatible
-
             check_compatible(model.metadata, self.rules, f"model {model.path or ''}".strip())
         self.model = model
         self.features = model.features
@@ -138,7 +137,7 @@ def load_learned_agent(spec: str, num_players: int, rules: Rules, seed: int | No
     found = find_model(spec)
     if found is None:
         return None
-    return LearnedAgent(str(found), num_players, rules, seed)
+    return LearnedAgent(load_model(found, rules), num_players, rules, seed)
 
 
 __all__ = ["LearnedAgent", "find_model", "load_learned_agent", "model_dirs"]
