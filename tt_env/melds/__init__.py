@@ -68,8 +68,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import ALL_CARDS, JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS
-from ..rules import Rules
+from ..cards import ALL_CARDS, JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS, Card
+from ..rules import JOKER_PENALTY, Rules
 from ._assemble import _assemble, _capped_plan, _free_arrangement, _search_plan
 from ._cache import BoundedCache, clear_all
 from ._config import _Config, _config
@@ -88,6 +88,7 @@ __all__ = [
     "LayOff",
     "MeldShape",
     "discard_penalties",
+    "draw_penalties",
     "is_meld",
     "lay_off",
     "min_penalty",
@@ -188,6 +189,56 @@ def discard_penalties(
                 less[k] += 1
         _DISCARD_CACHE[key] = found
     return dict(found)
+
+
+def draw_penalties(
+    counts: tuple[int, ...], wild_rank: int, rules: Rules = Rules(),
+    joker_penalty: int | None = None, kinds=None,
+) -> dict[int, int]:
+    """For every card kind ``x`` of ``kinds`` (default: all 53): the fewest penalty of the hand
+    after drawing one ``x`` and then making its best discard (any card, ``x`` included).
+
+    Exact. A card that cannot be in any meld of the hand with it is valued in closed form
+    (kept in place of the hand's best discard, or thrown back); the others are solved, with
+    only the melded cards worth more than the costliest deadwood card tried as discards.
+    """
+    cfg = _config(rules, wild_rank, joker_penalty)
+    counts = _check_counts(counts)
+    if kinds is None:
+        kinds = range(NUM_KINDS)
+    weights = np.zeros(NUM_KINDS, np.int64)
+    for x in kinds:
+        weights[Card(x)] = 1
+    values = _after_draw(cfg, counts, weights)[0]
+    return {x: int(values[x]) for x in range(NUM_KINDS) if weights[x]}
+
+
+def _after_draw(cfg: _Config, counts: bytes, weights: np.ndarray):
+    """(values after each draw with weight > 0, discard values, the hand's value) as arrays
+    of 53 (see :func:`draw_penalties`; discard values are -2 for kinds not held). The arrays
+    may be buffers of the kernel: read them before the next call."""
+    kernel = _kernel_of(cfg)
+    if kernel is not None:
+        value = kernel.after_draw(counts, weights)
+        out, dv = kernel.out53, kernel.dv53
+        if value >= 0 and not (out[weights > 0] < 0).any() and not (dv == -1).any():
+            return out, dv, value
+    # The Python solver: the same definitions, case by case.
+    dv = np.full(NUM_KINDS, -2, np.int64)
+    for k, v in discard_penalties(counts, cfg.wild_rank, cfg.rules, _jp(cfg)).items():
+        dv[k] = v
+    out = np.zeros(NUM_KINDS, np.int64)
+    more = bytearray(counts)
+    for x in np.flatnonzero(weights > 0):
+        more[x] += 1
+        out[x] = min(discard_penalties(bytes(more), cfg.wild_rank, cfg.rules,
+                                       _jp(cfg)).values())
+        more[x] -= 1
+    return out, dv, _cached_min(counts, cfg)
+
+
+def _jp(cfg: _Config) -> int | None:
+    return None if cfg.jp == JOKER_PENALTY else cfg.jp
 
 
 def solve(

@@ -5,7 +5,7 @@ Same mathematics as the Python fast path (see the package docstring), laid out f
 *Suit tables.* ``T[mask, d]`` is the fewest points of one suit's cards (13-bit ``mask``, one
 copy each) left out of runs that need at most ``d`` wilds for their gaps, for every mask and
 ``d = 0..15``; ``MD[mask, d]`` is the costliest card left out in such an arrangement (the
-costliest over all of them: ties broken towards the costliest deadwood card) and ``DW[mask, d]``
+costliest over all of them: ties broken towards the costliest deadwood card; -1 for none) and ``DW[mask, d]``
 its deadwood. They are built once per penalty table (about 10 ms), by the lowest card: it is
 deadwood, or the lowest natural card of a run with any subset of the cards above it (an ace
 with ``aces_high`` may also stand above the king). A suit holding several copies of a card
@@ -110,7 +110,7 @@ def build_suit_tables(pen13, top, TT):
     T, MD, DW = TT[0], TT[1], TT[2]
     for d in range(NB):
         T[0, d] = 0
-        MD[0, d] = 0
+        MD[0, d] = -1  # no deadwood
         DW[0, d] = 0
     for mask in range(1, 1 << 13):
         i = _tz(mask)
@@ -335,7 +335,7 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
     codes = sc[0:4]
     masks = sc[4:8]
     all_nat = np.int64(0)
-    nat_md = 0
+    nat_md = -1
     maxpos = 0
     multi = False
     for s in range(4):
@@ -696,3 +696,119 @@ def suit_runs(code, d, par, TT, mkeys, mv, mdw, out):
         if not found:
             return -1  # unreachable: the row was computed by these very options
     return nruns
+
+
+@njit(cache=True)
+def _can_meld(x, b, w, top, W):
+    """Whether the natural card kind ``x`` can be in any meld of the hand ``b + x`` (53
+    counts; ``W`` wild cards in b). If not, x is deadwood in every arrangement of b + x.
+
+    A set holding x needs two more cards of its rank, naturals or wilds; a run holding x and
+    at most one wild has another natural of its suit within two places, and one with no wild
+    three consecutive naturals; two wilds meld any card."""
+    if W >= 2:
+        return True
+    s = x // 13
+    p = x % 13
+    n = 0
+    for t in range(4):
+        if p != w:
+            n += b[t * 13 + p]
+    if n + W >= 2:
+        return True
+    # suited naturals at positions 1..14 (an ace also at 14 with aces high)
+    near = 0
+    for q in range(13):
+        if q != w and b[s * 13 + q]:
+            near |= 1 << (q + 1)
+            if q == 0 and top == 14:
+                near |= 1 << 14
+    places = 1 << (p + 1)
+    if p == 0 and top == 14:
+        places |= 1 << 14
+    for pos in range(1, 15):
+        if not (places >> pos) & 1:
+            continue
+        if W == 1:
+            for dpos in (-2, -1, 1, 2):
+                q = pos + dpos
+                if 1 <= q <= top and (near >> q) & 1:
+                    return True
+        else:
+            for lowp in (pos - 2, pos - 1, pos):
+                if lowp < 1 or lowp + 2 > top:
+                    continue
+                ok = True
+                for q in range(lowp, lowp + 3):
+                    if q != pos and not (near >> q) & 1:
+                        ok = False
+                if ok:
+                    return True
+    return False
+
+
+@njit(cache=True)
+def after_draw_values(b, weights, w, par, TT, mkeys, mv, mdw, ws, wr, out, dv):
+    """For every kind ``x`` with ``weights[x] > 0``: ``out[x]``, the fewest penalty of
+    ``b + x`` after its best discard (any card, x itself included). ``dv``: the discard values
+    of ``b`` (as :func:`discard_values`). Returns ``b``'s own value; -1 anywhere (value or an
+    entry of ``out``) marks what the kernel could not certify.
+
+    A card that cannot meld with ``b`` (see :func:`_can_meld`) is valued in closed form:
+    keep it and make b's best discard, or throw it back. For the others the hand ``b + x`` is
+    solved with its costliest deadwood card: dropping that card leaves exactly the value less
+    its penalty, and no discard saves more than its own penalty, so only melded cards worth
+    more are tried."""
+    value = discard_values(b, w, par, TT, mkeys, mv, mdw, ws, wr, dv)
+    for k in range(53):
+        out[k] = 0
+    if value < 0:
+        for k in range(53):
+            if weights[k] > 0:
+                out[k] = -1
+        return value
+    best_drop = value  # b's best discard, or b itself when it is empty
+    exact = True
+    first = True
+    for k in range(53):
+        if dv[k] >= 0:
+            if first or dv[k] < best_drop:
+                best_drop = dv[k]
+                first = False
+        elif dv[k] == -1:
+            exact = False
+    top = par[P_TOP]
+    W = np.int64(b[52]) + b[w] + b[13 + w] + b[26 + w] + b[39 + w]
+    c = np.empty(53, np.uint8)
+    for k in range(53):
+        c[k] = b[k]
+    for x in range(53):
+        if weights[x] <= 0:
+            continue
+        wild = x == 52 or x % 13 == w
+        if not wild and not _can_meld(x, b, w, top, W):
+            out[x] = min(value, par[x] + best_drop) if exact else -1
+            continue
+        c[x] += 1
+        v = evaluate(c, w, par, TT, mkeys, mv, mdw, ws, wr, 1)
+        if v < 0:
+            out[x] = -1
+            c[x] -= 1
+            continue
+        md = ws[W_MD]
+        best = value  # throw x back
+        if md >= 0 and v - md < best:  # drop the costliest deadwood card
+            best = v - md
+        for k in range(53):
+            if c[k] and k != x and par[k] > md and v - par[k] < best:
+                c[k] -= 1
+                u = evaluate(c, w, par, TT, mkeys, mv, mdw, ws, wr, 0)
+                c[k] += 1
+                if u < 0:
+                    best = -1
+                    break
+                if u < best:
+                    best = u
+        out[x] = best
+        c[x] -= 1
+    return value

@@ -86,7 +86,7 @@ class Kernel:
     """The kernel's view of one configuration (rules, wild rank, joker penalty)."""
 
     __slots__ = ("w", "par", "TT", "mkeys", "mv", "mdw", "ws", "evaluate", "discards",
-                 "suit_runs", "jit", "out53", "runs", "wr")
+                 "suit_runs", "jit", "out53", "runs", "wr", "draws", "dv53")
 
     def __init__(self, jit, cfg) -> None:
         self.jit = jit
@@ -114,7 +114,9 @@ class Kernel:
         self.evaluate = _Entry(jit.evaluate)
         self.discards = _Entry(jit.discard_values)
         self.suit_runs = _Entry(jit.suit_runs)
+        self.draws = _Entry(jit.after_draw_values)
         self.out53 = np.empty(53, np.int64)
+        self.dv53 = np.empty(53, np.int64)
         self.runs = np.empty(3 * 16, np.int64)
 
     def value(self, counts) -> int:
@@ -133,6 +135,12 @@ class Kernel:
         self.discards(counts, self.w, self.par, self.TT, self.mkeys, self.mv, self.mdw,
                       self.ws, self.wr, self.out53)
         return self.out53
+
+    def after_draw(self, counts: bytes, weights: np.ndarray) -> int:
+        """See ``_jit.after_draw_values``: the values after each draw are left in ``out53``,
+        the discard values of ``counts`` in ``dv53`` (buffers reused by the next call)."""
+        return self.draws(counts, weights, self.w, self.par, self.TT, self.mkeys, self.mv,
+                          self.mdw, self.ws, self.wr, self.out53, self.dv53)
 
     def runs_of(self, code: int, budget: int) -> list[tuple[tuple[int, ...], int, int]]:
         """The runs of one suit of the last plan: (natural positions, wilds needed, naturals)."""
