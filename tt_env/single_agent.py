@@ -95,15 +95,14 @@ from gymnasium.error import ResetNeeded
 
 from .actions import NUM_ACTIONS, describe
 
-ENV_ID = "tt_env/ThreeThirteen-v0"
-ENTRY_POINT = "tt_env.single_agent:SingleAgentEnv"
+from . import _ENTRY_POINT as ENTRY_POINT, ENV_ID, _register_env
 
 
 def register_envs() -> None:
     """Register :data:`ENV_ID` with Gymnasium (idempotent), so that
-    ``gymnasium.make("tt_env/ThreeThirteen-v0", **kwargs)`` builds a :class:`SingleAgentEnv`."""
-    if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point=ENTRY_POINT)
+    ``gymnasium.make("tt_env/ThreeThirteen-v0", **kwargs)`` builds a :class:`SingleAgentEnv`.
+    ``import tt_env`` does it already; this is for code that wants to say so."""
+    _register_env()
 
 
 class OpponentError(RuntimeError):
