@@ -124,7 +124,7 @@ class _Round:
     hands: list[bytearray]  # per seat, 53 counts (bytes: cheap to copy, hash and scan)
     stock: list[int]  # top of the stock is the end of the list
     discard_pile: list[int]  # top discard is the end of the list
-    taken: list[list[int]]  # per seat, counts of cards taken from the discard pile, still held
+    taken: list[list[int]]  # per seat, counts known to be held (public): see Game.known_cards
     table: list[TableMeld] = field(default_factory=list)
     drawn_upcard: int = -1  # the card taken from the discard pile this turn, or -1
     went_out: int | None = None
@@ -368,8 +368,7 @@ class Game:
         hand = r.hands[seat]
         hand[card] -= 1
         r.discard_pile.append(card)
-        if r.taken[seat][card] > hand[card]:
-            r.taken[seat][card] = hand[card]
+        self._forget(seat, card)
         r.drawn_upcard = -1
         r.turns += 1
         if going_out and not valid_out:
@@ -397,6 +396,15 @@ class Game:
             # Decided here (RULES.md): neither can be drawn, the round ends and is scored.
             self._end_round("no_cards")
 
+    def _forget(self, seat: int, card: int) -> None:
+        # A card of this kind left the seat's hand, in public (a discard, a lay-down): one known
+        # copy fewer. With several decks the copy that left may have been held from before and
+        # the taken one still be in the hand; but the table cannot tell them apart, so public
+        # knowledge drops by one whichever it was (reading the hand would leak it).
+        taken = self._round.taken[seat]
+        if taken[card]:
+            taken[card] -= 1
+
     def _lay_down(self, seat: int) -> Arrangement:
         r = self._round
         hand = r.hands[seat]
@@ -412,8 +420,7 @@ class Game:
         for cards, shape in zip(melds, shapes):
             for c in cards:
                 hand[c] -= 1
-                if r.taken[seat][c] > hand[c]:
-                    r.taken[seat][c] = hand[c]
+                self._forget(seat, c)
             r.table.append(TableMeld(seat, tuple(cards), shape))
 
     def _joker_penalty(self, seat: int) -> int | None:
@@ -433,8 +440,7 @@ class Game:
             old = r.table[index]
             for c in cards:
                 hand[c] -= 1
-                if r.taken[seat][c] > hand[c]:
-                    r.taken[seat][c] = hand[c]
+                self._forget(seat, c)
             r.table[index] = TableMeld(old.seat, old.cards + tuple(cards), result.table[index])
         arrangement = result.arrangement
         self._move_to_table(seat, arrangement.melds, arrangement.shapes)
@@ -517,8 +523,16 @@ class Game:
         c = self._round.drawn_upcard
         return ALL_CARDS[c] if c >= 0 else None
 
+    def known_cards(self, seat: int) -> tuple[int, ...]:
+        """What everyone knows ``seat`` holds, as 53 counts: the cards it took from the discard
+        pile this round, less one for each card of that kind it discarded or laid down since
+        (never below 0). Derived from public events only: with several decks a seat may discard
+        an identical copy it held from before, so this is a lower bound of what it holds, the
+        same whatever the hidden cards are."""
+        return tuple(self._round.taken[seat])
+
     def taken_from_discard(self, seat: int) -> list[Card]:
-        """Cards ``seat`` took from the discard pile this round and still holds (public)."""
+        """:meth:`known_cards` as cards: what ``seat`` is known to hold (public)."""
         return _cards_of(self._round.taken[seat])
 
     def view(self, seat: int) -> PlayerView:
@@ -632,7 +646,7 @@ class PlayerView:
     discard_pile: tuple[int, ...]  # bottom first
     drawn_upcard: int  # the card this seat took from the discard pile this turn, or -1
     hand_sizes: tuple[int, ...]
-    taken: tuple[tuple[int, ...], ...]  # per seat: counts taken from the discard pile, held
+    taken: tuple[tuple[int, ...], ...]  # per seat: counts known to be held (Game.known_cards)
     went_out: int | None
     table: tuple[TableMeld, ...]
     scores: tuple[int, ...]

@@ -94,8 +94,10 @@ _COMMON: tuple[Piece, ...] = (
     _P("turns_left", 1, False, "unit", "fraction",
        "turns left before the round ends by the turn cap / `max_turns_per_round`"),
     _P("known", NUM_KINDS, True, "copies", "count",
-       "per seat: cards it took from the discard pile and still holds (public); row 0 shows "
-       "what the others know of the observer's hand"),
+       "per seat: cards it is known to hold: taken from the discard pile this round, less one "
+       "for each card of that kind it discarded or laid down since (public events only: with "
+       "several decks the copy that left may be another); row 0 shows what the others know of "
+       "the observer's hand"),
     _P("hand_size", 1, True, "hand", "count", "per seat: cards held"),
     _P("went_out", 1, True, "one", "0/1", "per seat: 1 for the seat that went out this round"),
     _P("score", 1, True, "score", "points / 100", "per seat: cumulative score of the game / 100"),
@@ -371,8 +373,7 @@ class IncrementalEncoder:
         hands = game.all_hands()
         for s in range(n):
             p["hands"][s] = hands[s]
-            for c in game.taken_from_discard(s):
-                p["known"][s, c] += 1
+            p["known"][s] = game.known_cards(s)
         self._drawn_at = -1
         drawn = game.drawn_upcard
         if drawn is not None:
@@ -462,10 +463,9 @@ class IncrementalEncoder:
             return False
         card = move.card
         row = seat * NUM_KINDS + card
-        held = m[self._hands + row] - 1.0
-        m[self._hands + row] = held
-        if m[self._known + row] > held:  # a known copy left the hand
-            m[self._known + row] = held
+        m[self._hands + row] -= 1.0
+        if m[self._known + row]:  # one known copy fewer: public events only (Game.known_cards)
+            m[self._known + row] -= 1.0
         if self._drawn_at >= 0:
             m[self._drawn_at] = 0.0
             self._drawn_at = -1

@@ -74,7 +74,7 @@ next player, and so on. Nothing hidden is in it: other hands and the stock order
 | `final_turn` | (1,) | 0/1 | 1 once a player has gone out this round: every other player has one last turn |
 | `stock_size` | (1,) | fraction | cards in the stock / cards in the decks |
 | `turns_left` | (1,) | fraction | turns left before the round ends by the turn cap / `max_turns_per_round` |
-| `known` | (n, 53) | count | per seat: cards it took from the discard pile and still holds (public); row 0 shows what the others know of the observer's hand |
+| `known` | (n, 53) | count | per seat: cards it is known to hold: taken from the discard pile this round, less one for each card of that kind it discarded or laid down since (public events only: with several decks the copy that left may be another); row 0 shows what the others know of the observer's hand |
 | `hand_size` | (n,) | count | per seat: cards held |
 | `went_out` | (n,) | 0/1 | per seat: 1 for the seat that went out this round |
 | `score` | (n,) | points / 100 | per seat: cumulative score of the game / 100 |
