@@ -19,8 +19,8 @@ from pettingzoo.test.state_test import test_state_space as pz_state_space_test
 from pettingzoo.utils import wrappers
 
 from tt_env import three_thirteen_v0
-from tt_env.actions import GO_OUT_ACTION_BASE, NUM_ACTIONS, moves_to_actions
-from tt_env.cards import parse_card
+from tt_env.actions import GO_OUT_ACTION_BASE, NUM_ACTIONS, moves_to_actions, parse_action
+from tt_env.cards import parse_card, parse_cards
 from tt_env.engine import Game
 from tt_env.observation import decode, encode, hand_of, top_discard_of
 from tt_env.rules import Rules
@@ -179,6 +179,52 @@ def test_terminal_observation_has_nobody_to_move():
         assert not obs["action_mask"].any()
         assert not parts["phase"].any() and not parts["to_move"].any()
         assert parts["score"][0] * 100 == env.game.scores[env.possible_agents.index(agent)]
+
+
+@pytest.mark.parametrize("episode", ["round", "game"])
+def test_final_observation_shows_the_cards_as_after_the_last_move(episode):
+    """Seat 0 goes out, seat 1 plays its final turn and discards 7D: the episode ends with
+    seat 1 holding its three cards (not four), 7D on top, seat 0's melds on the table, whatever
+    the engine dealt next."""
+    rules = Rules(num_players=2)
+    game = Game(rules, seed=5)
+    game.arrange(hands=["4H 5H 6H", "KC KD 2S"], stock="7D 9C", discard_pile="QH", current=0,
+                 round_index=0 if episode == "round" else rules.num_rounds - 1)
+    env = three_thirteen_v0.raw_env(rules=rules, episode=episode)
+    env.reset(options={"game": game})
+    for move in ("draw stock", "go out, discard 9C", "draw stock", "discard 7D"):
+        env.step(parse_action(move))
+    assert all(env.terminations.values())
+    final = env.game.ended_round()
+    for seat, agent in enumerate(env.possible_agents):
+        obs = env.observe(agent)
+        parts = decode(obs["observation"], 2)
+        assert parts["hand_size"].tolist() == ([0, 3] if seat == 0 else [3, 0])
+        assert top_discard_of(obs["observation"]) == parse_card("7D")
+        assert parts["discard_below"].sum() == 2  # QH and 9C
+        assert parts["table"].sum() == 3 and parts["went_out"].tolist() == [seat == 0, seat == 1]
+        assert not parts["phase"].any() and not parts["to_move"].any()
+        expected = encode(final.view(seat), rules)
+        np.testing.assert_array_equal(obs["observation"], expected)
+        view = env.public_view(agent)
+        assert view["top_discard"] == "7D" and len(view["hand"]) == (0 if seat == 0 else 3)
+        assert view["legal_moves"] == [] and not view["your_turn"]
+    assert decode(env.observe("player_1")["observation"], 2)["hand"].sum() == 3
+    assert final.hand(1) == parse_cards("KC KD 2S")
+
+
+def test_final_observation_of_random_episodes_equals_the_encoded_end_of_round():
+    for episode, kwargs in (("round", {}), ("game", {"max_turns_per_round": 4})):
+        env = three_thirteen_v0.raw_env(num_players=3, episode=episode, **kwargs)
+        env.reset(seed=6)
+        random_play(env, random.Random(1), go_out=0.5)
+        final = env.game.ended_round()
+        for seat, agent in enumerate(env.possible_agents):
+            expected = encode(final.view(seat), env.rules)
+            np.testing.assert_array_equal(env.observe(agent)["observation"], expected)
+            parts = decode(expected, 3)
+            cards = final.rules.rounds[final.round_index].cards
+            assert parts["hand_size"].max() <= cards  # nobody still holds a drawn card
 
 
 # ------------------------------------------------------------------ rewards and episodes

@@ -81,9 +81,11 @@ next player, and so on. Nothing hidden is in it: other hands and the stock order
 | `to_move` | (n,) | one-hot | per seat: 1 for the seat to move |
 | `dealer` | (n,) | one-hot | per seat: 1 for the dealer of the round |
 
-The observation at the end of an episode keeps the cards as they were after the last move (the
-engine has already dealt the next round in `episode="round"`; that deal is not shown), with the
-final scores and nobody to move.
+The observation at the end of an episode shows the cards as the last move left them: the last
+discard is on top of the pile and no longer in the hand, the melds of a player who went out are on
+the table; with the final scores and nobody to move (`phase` and `to_move` all zeros).
+`public_view` shows the same position. It is `game.ended_round()` of the engine: in
+`episode="round"` the engine has already dealt the next round, which is not shown.
 
 `state()` (`state_space`) is the perfect-information state for centralised critics and
 debugging: the same pieces in absolute seat order with every hand (`hands`, (n, 53)) and the
@@ -316,6 +318,7 @@ class raw_env(AECEnv):
         self.state_space = state_space(self.rules)
 
         self.game: Game | None = None
+        self._final: Game | None = None  # once the episode is over: the game as it ended
         self._encoder = IncrementalEncoder(self.rules)
         self._seed_rng = np.random.default_rng()
         self._legal: bytes | None = None  # mask of the state, cached until the next step
@@ -367,6 +370,7 @@ class raw_env(AECEnv):
         self._last_result = None
         self._winners = None
         self._round_played = False
+        self._final = None
         self._encoder.sync(game)
         self._set_infos()
         self.agent_selection = self.possible_agents[game.current]
@@ -442,7 +446,8 @@ class raw_env(AECEnv):
         if game.is_over or self.episode == "round":
             self._over = True
             self._round_played = self.episode == "round"
-            self._encoder.finish(game)
+            self._final = game.ended_round()  # the next round, if dealt, stays hidden
+            self._encoder.finish(self._final)
             self.terminations = dict.fromkeys(self.agents, True)
             self._set_infos()
         else:
@@ -474,6 +479,7 @@ class raw_env(AECEnv):
         self._accumulate_rewards()
         self._over = True
         self._legal = None
+        self._final = self.game
         self._encoder.finish(self.game)
         self.infos[agent] = {**self.infos[agent], "illegal_action": action,
                              "illegal_move": describe(action)}
@@ -519,7 +525,8 @@ class raw_env(AECEnv):
     def public_view(self, agent: str, pretty: bool = False) -> dict[str, Any]:
         """The public information of ``agent`` as a plain dict of words (cards as names, legal
         moves in words and as actions), for scripted agents and language-model harnesses."""
-        view = self.game.view(self._seat_of[agent])
+        game = self._final if self._over and self._final is not None else self.game
+        view = game.view(self._seat_of[agent])
         out = public_view(view, self.rules, pretty)
         out["agent"] = agent
         if self._over:
