@@ -73,7 +73,7 @@ def test_import_and_metadata():
     from tt_env import three_thirteen_v0 as module
 
     assert module.raw_env.metadata["name"] == "three_thirteen_v0"
-    assert module.raw_env.metadata["render_modes"] == ["human", "ansi"]
+    assert module.raw_env.metadata["render_modes"] == ["human", "ansi", "rgb_array"]
     assert module.raw_env.metadata["is_parallelizable"] is False
     env = module.env(num_players=3)
     assert isinstance(env, wrappers.OrderEnforcingWrapper)
@@ -450,6 +450,35 @@ def test_render_ansi_shows_the_table():
     assert "hand  6" in text and "hand  5" in text and "score" in text
     env.step(2 + int(parse_card("KS")))
     assert "K♠ on top" in env.render()
+
+
+def test_render_rgb_array_pictures_the_table():
+    rules = Rules(num_players=2)
+    game = Game(rules, seed=3)
+    game.arrange(hands=["3H 4H 5H 3C KS", "KD 9C 2C 7D 8D"], stock="AS 8S 6C",
+                 discard_pile="QC 7H", current=0, round_index=2)
+    env = three_thirteen_v0.raw_env(rules=rules, render_mode="rgb_array")
+    env.reset(options={"game": game})
+    before = env.render()
+    assert before.shape == (540, 960, 3) and before.dtype == np.uint8
+    env.step(0)  # draw 6C: one more card in the picture
+    after = env.render()
+    assert not np.array_equal(before, after)
+    np.testing.assert_array_equal(after, env.frame())  # render() is frame() of the seat to move
+    assert not np.array_equal(env.frame(seat=1), after)
+    scene = env._scene(None, ())
+    assert scene.melds[0] == tuple(parse_cards("3H 4H 5H"))  # a run in its order
+    assert scene.title == "Round 3/11: 5 cards, 5s wild" and scene.top_discard == parse_card("7H")
+
+
+def test_runs_are_shown_in_their_order_wilds_where_they_stand():
+    from tt_env.melds import solve
+    from tt_env.render import shown_melds
+
+    assert shown_melds(solve("6H 4H 9S 7S 7D 7C", wild_rank=9)) == [
+        parse_cards("7C 7D 7S"), parse_cards("4H 9S 6H")]
+    assert shown_melds(solve("AH KH QH", wild_rank=3, rules=Rules(aces_high=True))) == [
+        parse_cards("QH KH AH")]
 
 
 def test_render_human_prints(capsys):

@@ -37,9 +37,9 @@ three_thirteen_v0.env(rules=Rules.preset("one-wild"), num_players=4, jokers_per_
 | `rules` | `Rules()` | a `tt_env.Rules`, a preset name (`"standard"`, `"one-wild"`) or a dict; single fields given as keywords override the fields it leaves at their default (setting one field both ways to different values is an error) |
 | `episode` | `"game"` | `"game"`: an episode is a whole game; `"round"`: one round (after an episode that ended with its round, a reset without a seed plays the next round of the same game; otherwise, or after the last round, a new game) |
 | `reward` | `"penalty"` | `"penalty"`: minus the own round penalty; `"relative"`: minus (own penalty − mean of the others') |
-| `illegal_action` | `"raise"` (`raw_env`), `"terminate"` (`env`) | `"raise"`: an illegal action raises `IllegalActionError` and changes nothing; `"terminate"`: as PettingZoo's `TerminateIllegalWrapper`, it ends the episode, the offender gets `illegal_reward` and the others 0 |
+| `illegal_action` | `"raise"` (`raw_env`), `"terminate"` (`env`) | `"raise"`: an illegal action raises `IllegalActionError` and changes nothing; `"terminate"`: as PettingZoo's `TerminateIllegalWrapper`, it ends the episode, the offender gets `illegal_reward` and the others 0 (the warning is logged once per environment, not once per illegal action) |
 | `illegal_reward` | `None` | reward for an illegal action under `"terminate"`; `None`: minus the worst score a player can get in the episode, so an illegal move never pays |
-| `render_mode` | `None` | `"human"` prints the table after every step, `"ansi"` makes `render()` return the text |
+| `render_mode` | `None` | `"human"` prints the table after every step, `"ansi"` makes `render()` return the text, `"rgb_array"` a picture of the table (`raw_env.frame`: a (540, 960, 3) `uint8` array; needs Pillow: `pip install "tt_env[render]"`) |
 
 Unknown keywords raise a `TypeError` that lists the valid ones. An action outside 0..107 raises
 `ActionOutOfBoundsError` (an `AssertionError`, as PettingZoo's `AssertOutOfBoundsWrapper` does)
@@ -150,6 +150,7 @@ set up with `Game.arrange`).
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -241,6 +242,17 @@ def _resolve_rules(rules: Rules | str | dict | None, fields: dict[str, Any]) -> 
     return base.replace(**fields) if fields else base
 
 
+def check_render_mode(render_mode: str | None, modes: Sequence[str]) -> None:
+    """Refuse an unknown render mode; for ``"rgb_array"``, check that Pillow is there."""
+    if render_mode is not None and render_mode not in modes:
+        raise ValueError(f"render_mode must be None or one of {', '.join(map(repr, modes))}, "
+                         f"got {render_mode!r}")
+    if render_mode == "rgb_array":
+        from .render import require_pillow
+
+        require_pillow()
+
+
 def render_text(render_mode: str | None, text) -> str | None:
     """``render()`` of both environments: print ``text()`` ("human"), return it ("ansi"), or
     warn that no render mode was given (as Gymnasium and PettingZoo environments do)."""
@@ -263,7 +275,7 @@ class raw_env(AECEnv):
 
     metadata = {
         "name": "three_thirteen_v0",
-        "render_modes": ["human", "ansi"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -291,8 +303,7 @@ class raw_env(AECEnv):
             if value not in valid:
                 raise ValueError(f"{name} must be one of {', '.join(map(repr, valid))}, "
                                  f"got {value!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.rules = _resolve_rules(rules, rule_fields)
         self.render_mode = render_mode
         self.episode = episode
@@ -329,6 +340,7 @@ class raw_env(AECEnv):
         self._last_result = None
         self._winners: list[str] | None = None
         self._round_played = False  # episode="round" ended by its round: reset plays the next
+        self._warned_illegal = False
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -469,7 +481,10 @@ class raw_env(AECEnv):
                 f"Legal now: {', '.join(legal) or 'nothing'}"
             )
         # As PettingZoo's TerminateIllegalWrapper: the episode ends, the offender is penalised.
-        EnvLogger.warn_on_illegal_move()
+        # Warned once per environment: an unmasked learner would otherwise flood the log.
+        if not self._warned_illegal:
+            self._warned_illegal = True
+            EnvLogger.warn_on_illegal_move()
         self._cumulative_rewards[agent] = 0.0
         self.terminations = dict.fromkeys(self.agents, True)
         self.truncations = dict.fromkeys(self.agents, True)
@@ -534,11 +549,16 @@ class raw_env(AECEnv):
         return out
 
     # ------------------------------------------------------------------ render
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """``"human"``: print the table; ``"ansi"``: return it as text; ``"rgb_array"``: return
+        a picture of it (:meth:`frame`)."""
+        if self.render_mode == "rgb_array":
+            return self.frame()
         return render_text(self.render_mode, self._text)
 
     def _text(self) -> str:
         from .melds import solve
+        from .render import shown_melds
 
         game, rules, names = self.game, self.rules, self.possible_agents
         if game is None:
@@ -592,12 +612,71 @@ class raw_env(AECEnv):
         def order(c: int) -> tuple[int, int]:
             return (ALL_CARDS[c].rank or 99, ALL_CARDS[c].suit_index)
 
-        melds = ["[" + " ".join(name(c) for c in sorted(m, key=order)) + "]"
-                 for m in arrangement.melds]
+        melds = ["[" + " ".join(name(c) for c in m) + "]" for m in shown_melds(arrangement)]
         loose = [name(c) for c in sorted(arrangement.deadwood, key=order)]
         lines.append(f"{names[seat]}'s hand: " + " ".join(melds + loose)
                      + f"  (deadwood {arrangement.points}; * wild)")
         return "\n".join(lines)
+
+    def frame(self, seat: int | None = None, notes: Sequence[str] = ()) -> np.ndarray:
+        """A picture of the table (what ``render()`` returns in ``"rgb_array"`` mode): an
+        ``(540, 960, 3)`` ``uint8`` array. It shows the round and wild rank, each seat's hand size,
+        score and known cards, the stock and the top discard, and the hand of ``seat`` (default:
+        the seat to move; once the episode is over, the last to move) in its best melds, wild
+        cards marked, with ``notes`` (lines of text) below. Needs Pillow (extra ``render``)."""
+        from .render import draw
+
+        return draw(self._scene(seat, tuple(notes)))
+
+    def _scene(self, seat: int | None, notes: tuple[str, ...]):
+        from .melds import solve
+        from .render import PlayerLine, Scene, shown_melds
+
+        rules, names = self.rules, self.possible_agents
+        game = self._final if self._over and self._final is not None else self.game
+        if game is None:
+            return Scene("(not reset)", "", 0, (), 0, -1, 0, "", (), ())
+        wild = game.wild_rank
+        round_text = (f"Round {game.round_index + 1}/{rules.num_rounds}: {game.cards_dealt} "
+                      f"cards, {RANK_NAMES[wild]}s wild")
+        result = self._last_result
+        if self._over:
+            title = round_text + (" - over" if result is not None else " - illegal action")
+            status = ("winners: " + ", ".join(self._winners)) if self._winners else "episode over"
+            if result is not None and result.round_index == game.round_index:
+                notes = (f"Round over, ended by {result.ended_by.replace('_', ' ')}. Penalties: "
+                         + ", ".join(f"{a} {p}" for a, p in zip(names, result.penalties)),
+                         *notes)
+        else:
+            title = round_text
+            status = (f"stock {game.stock_size} | turn {game.turns + 1}/{rules.turn_cap}"
+                      + (" | final turns" if game.went_out is not None else ""))
+        players = []
+        for s, a in enumerate(names):
+            marks = []
+            if s == game.current and game.phase.in_play:
+                marks.append("to " + game.phase.name.lower())
+            if s == game.dealer:
+                marks.append("dealer")
+            if game.went_out == s:
+                marks.append("went out")
+            known = tuple(int(c) for c in game.taken_from_discard(s))
+            players.append(PlayerLine(a, sum(game.hand_counts(s)), game.scores[s],
+                                      ", ".join(marks), s == game.current, known))
+        seat = game.current if seat is None else seat
+        arrangement = solve(game.hand(seat), wild, rules)
+        pile = game.discard_pile
+        label = (f"{names[seat]}'s hand" + ("" if game.phase.in_play else " at the end")
+                 + f": deadwood {arrangement.points}")
+        return Scene(
+            title=title, status=status, wild_rank=wild, players=tuple(players),
+            stock=game.stock_size, top_discard=int(pile[-1]) if pile else -1,
+            below=max(0, len(pile) - 1), hand_label=label,
+            melds=tuple(tuple(int(c) for c in m) for m in shown_melds(arrangement)),
+            deadwood=tuple(int(c) for c in sorted(arrangement.deadwood,
+                                                  key=lambda c: (c.rank or 99, c.suit_index))),
+            notes=notes,
+        )
 
     def close(self) -> None:
         pass
