@@ -446,8 +446,9 @@ class TrainingEnv(gymnasium.Env):
         self.features = CardFeatures(rules, lookahead=lookahead)
         self.seats = [PoolSeat() for _ in range(rules.num_players - 1)]
         self.pool = OpponentPool(opponents, rules, seed, league_dir, league_size)
+        # MaskablePPO never picks a masked action: one would be a bug, so it raises.
         self.env = SingleAgentEnv(opponents=self.seats, rules=rules, episode=episode,
-                                  reward=reward)
+                                  reward=reward, illegal_action="raise")
         self.reward_scale = reward_scale
         self.observation_space = spaces.Box(-np.inf, np.inf, (self.features.size,), np.float32)
         self.action_space = self.env.action_space
