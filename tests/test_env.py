@@ -274,6 +274,20 @@ def test_relative_rewards():
     assert sum(totals.values()) == pytest.approx(0)
 
 
+def test_relative_reward_is_positive_for_the_player_who_did_better():
+    """reward="relative": the mean of the others' round penalties minus the own (README, env
+    docstring): seat 0 goes out (0 points), seat 1 is left with KC KD 2S (22 points)."""
+    rules = Rules(num_players=2)
+    game = Game(rules, seed=5)
+    game.arrange(hands=["4H 5H 6H", "KC KD 2S"], stock="7D 9C", discard_pile="QH", current=0)
+    env = three_thirteen_v0.raw_env(rules=rules, reward="relative", episode="round")
+    env.reset(options={"game": game})
+    for move in ("draw stock", "go out, discard 9C", "draw stock", "discard 7D"):
+        env.step(parse_action(move))
+    assert env.game.round_results[0].penalties == (0, 22)
+    assert env.rewards == {"player_0": 22.0, "player_1": -22.0}
+
+
 def test_round_episodes_play_the_rounds_of_a_game_in_turn():
     env = three_thirteen_v0.raw_env(num_players=2, episode="round", max_turns_per_round=6)
     env.reset(seed=3)

@@ -36,7 +36,7 @@ three_thirteen_v0.env(rules=Rules.preset("one-wild"), num_players=4, jokers_per_
 | any `Rules` field | as `RULES.md` | `num_players`, `max_wilds_per_meld`, `unused_wild_penalty`, `aces_high`, `court_values`, `extra_rounds`, `there_and_back`, `jokers_per_deck`, `joker_layoff`, `redemption`, `double_court_rounds`, `all_wild_melds`, `false_out_penalty`, `discard_drawn_upcard`, `max_turns_per_round`, `num_decks` |
 | `rules` | `Rules()` | a `tt_env.Rules`, a preset name (`"standard"`, `"one-wild"`) or a dict; single fields given as keywords override the fields it leaves at their default (setting one field both ways to different values is an error) |
 | `episode` | `"game"` | `"game"`: an episode is a whole game; `"round"`: one round (after an episode that ended with its round, a reset without a seed plays the next round of the same game; otherwise, or after the last round, a new game) |
-| `reward` | `"penalty"` | `"penalty"`: minus the own round penalty; `"relative"`: minus (own penalty − mean of the others') |
+| `reward` | `"penalty"` | `"penalty"`: minus the own round penalty; `"relative"`: the mean of the others' round penalties minus the own (positive when better than the table) |
 | `illegal_action` | `"raise"` (`raw_env`), `"terminate"` (`env`) | `"raise"`: an illegal action raises `IllegalActionError` and changes nothing; `"terminate"`: as PettingZoo's `TerminateIllegalWrapper`, it ends the episode, the offender gets `illegal_reward` and the others 0 (the warning is logged once per environment, not once per illegal action) |
 | `illegal_reward` | `None` | reward for an illegal action under `"terminate"`; `None`: minus the worst score a player can get in the episode, so an illegal move never pays |
 | `render_mode` | `None` | `"human"` prints the table after every step, `"ansi"` makes `render()` return the text, `"rgb_array"` a picture of the table (`raw_env.frame`: a (540, 960, 3) `uint8` array; needs Pillow: `pip install "tt_env[render]"`) |
@@ -121,12 +121,13 @@ inverse.
 
 When a round ends every agent gets minus its penalty points for that round (after doubling in
 the court rounds with `double_court_rounds`); every other step gives 0. Over a game the rewards of
-an agent add up to minus its final score. With `reward="relative"` the reward is minus (own round
-penalty − the mean of the other players' round penalties), so it sums to 0 over the table.
+an agent add up to minus its final score. With `reward="relative"` the reward is the mean of the
+other players' round penalties minus the own round penalty: positive for a player who did better
+than the table, and the rewards of a round sum to 0.
 
 | event | reward (`"penalty"`) | reward (`"relative"`) |
 | --- | --- | --- |
-| a round ends | −(own round penalty) | −(own penalty − mean of the others') |
+| a round ends | −(own round penalty) | mean of the others' penalties − own penalty |
 | any other step | 0 | 0 |
 | illegal action (`illegal_action="terminate"`) | offender: `illegal_reward`, others 0 | same |
 
