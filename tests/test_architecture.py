@@ -6,7 +6,10 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tt_env"
-ENGINE_MODULES = ["cards.py", "rules.py", "melds.py", "going_out.py", "engine.py"]
+# The solver is a module or a package (tt_env/melds/): every file of it counts.
+ENGINE_MODULES = ["cards.py", "rules.py", "going_out.py", "engine.py"] + (
+    sorted(str(p.relative_to(PACKAGE)) for p in (PACKAGE / "melds").glob("*.py"))
+    if (PACKAGE / "melds").is_dir() else ["melds.py"])
 RL_PACKAGES = {"gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib"}
 
 
