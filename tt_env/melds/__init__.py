@@ -66,14 +66,18 @@ penalty), only the melded ones do.
 
 from __future__ import annotations
 
-from ..cards import NUM_KINDS
-from ..rules import Rules
+import numpy as np
+
+from ..cards import ALL_CARDS, JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS, Card
+from ..rules import JOKER_PENALTY, Rules
 from ._assemble import _assemble, _capped_plan, _free_arrangement, _search_plan
-from ._cache import BoundedCache
+from ._cache import BoundedCache, clear_all
 from ._config import _Config, _config
 from ._fast import _fast, _hand
 from ._inputs import _check_counts, _counts_of
+from ._kernel import kernel_for
 from ._layoff import lay_off
+from ._masks import _NATURAL_KINDS
 from ._meld import is_meld
 from ._search import _search
 from ._types import Arrangement, LayOff, MeldShape
@@ -84,6 +88,7 @@ __all__ = [
     "LayOff",
     "MeldShape",
     "discard_penalties",
+    "draw_penalties",
     "is_meld",
     "lay_off",
     "min_penalty",
@@ -110,20 +115,34 @@ def _cached_min(counts: bytes, cfg: _Config) -> int:
     key = (counts, cfg)
     value = _CACHE.get(key)
     if value is None:
-        mask, J, M = _hand(counts, cfg)
-        value = _fast(cfg, mask, J, M)
-        if value is None:
-            value = _search(cfg, mask, J, M)
+        value = _uncached_min(counts, cfg)
         _CACHE[key] = value
     return value
 
 
-def clear_cache() -> None:
+def _uncached_min(counts: bytes, cfg: _Config) -> int:
+    kernel = cfg.kernel
+    if kernel is False:
+        kernel = cfg.kernel = kernel_for(cfg)
+    if kernel is not None:
+        value = kernel.value(counts)
+        if value >= 0:
+            return value
+    mask, J, M = _hand(counts, cfg)
+    value = _fast(cfg, mask, J, M)
+    if value is None:
+        value = _search(cfg, mask, J, M)
+    return value
+
+
+def clear_cache(tables: bool = False) -> None:
     """Empty the result caches of :func:`min_penalty` and :func:`discard_penalties`
-    (benchmarks use it to time cold calls); the per-rule tables stay."""
+    (benchmarks use it to time cold calls); with ``tables``, every table the solver keeps,
+    the per-rule ones included."""
     _CACHE.clear()
     _DISCARD_CACHE.clear()
-
+    if tables:
+        clear_all()
 
 
 def discard_penalties(
@@ -141,6 +160,18 @@ def discard_penalties(
     counts = _check_counts(counts)
     key = (counts, cfg)
     found = _DISCARD_CACHE.get(key)
+    if found is None and _kernel_of(cfg) is not None:
+        values = cfg.kernel.discard_values(counts)
+        found = {}
+        for k in range(NUM_KINDS):
+            v = int(values[k])
+            if v == -1:  # not certified by the kernel: the Python solver decides
+                less = bytearray(counts)
+                less[k] -= 1
+                v = _cached_min(bytes(less), cfg)
+            if v >= 0:
+                found[k] = v
+        _DISCARD_CACHE[key] = found
     if found is None:
         arrangement = _solve_counts(cfg, counts)
         value = arrangement.points
@@ -160,6 +191,56 @@ def discard_penalties(
     return dict(found)
 
 
+def draw_penalties(
+    counts: tuple[int, ...], wild_rank: int, rules: Rules = Rules(),
+    joker_penalty: int | None = None, kinds=None,
+) -> dict[int, int]:
+    """For every card kind ``x`` of ``kinds`` (default: all 53): the fewest penalty of the hand
+    after drawing one ``x`` and then making its best discard (any card, ``x`` included).
+
+    Exact. A card that cannot be in any meld of the hand with it is valued in closed form
+    (kept in place of the hand's best discard, or thrown back); the others are solved, with
+    only the melded cards worth more than the costliest deadwood card tried as discards.
+    """
+    cfg = _config(rules, wild_rank, joker_penalty)
+    counts = _check_counts(counts)
+    if kinds is None:
+        kinds = range(NUM_KINDS)
+    weights = np.zeros(NUM_KINDS, np.int64)
+    for x in kinds:
+        weights[Card(x)] = 1
+    values = _after_draw(cfg, counts, weights)[0]
+    return {x: int(values[x]) for x in range(NUM_KINDS) if weights[x]}
+
+
+def _after_draw(cfg: _Config, counts: bytes, weights: np.ndarray):
+    """(values after each draw with weight > 0, discard values, the hand's value) as arrays
+    of 53 (see :func:`draw_penalties`; discard values are -2 for kinds not held). The arrays
+    may be buffers of the kernel: read them before the next call."""
+    kernel = _kernel_of(cfg)
+    if kernel is not None:
+        value = kernel.after_draw(counts, weights)
+        out, dv = kernel.out53, kernel.dv53
+        if value >= 0 and not (out[weights > 0] < 0).any() and not (dv == -1).any():
+            return out, dv, value
+    # The Python solver: the same definitions, case by case.
+    dv = np.full(NUM_KINDS, -2, np.int64)
+    for k, v in discard_penalties(counts, cfg.wild_rank, cfg.rules, _jp(cfg)).items():
+        dv[k] = v
+    out = np.zeros(NUM_KINDS, np.int64)
+    more = bytearray(counts)
+    for x in np.flatnonzero(weights > 0):
+        more[x] += 1
+        out[x] = min(discard_penalties(bytes(more), cfg.wild_rank, cfg.rules,
+                                       _jp(cfg)).values())
+        more[x] -= 1
+    return out, dv, _cached_min(counts, cfg)
+
+
+def _jp(cfg: _Config) -> int | None:
+    return None if cfg.jp == JOKER_PENALTY else cfg.jp
+
+
 def solve(
     cards, wild_rank: int, rules: Rules = Rules(), *, joker_penalty: int | None = None
 ) -> Arrangement:
@@ -171,7 +252,20 @@ def solve(
     return _solve_counts(_config(rules, wild_rank, joker_penalty), _counts_of(cards))
 
 
-def _solve_counts(cfg: _Config, counts: tuple[int, ...]) -> Arrangement:
+def _kernel_of(cfg: _Config):
+    """The compiled kernel serving ``cfg``, or None (built on first use)."""
+    kernel = cfg.kernel
+    if kernel is False:
+        kernel = cfg.kernel = kernel_for(cfg)
+    return kernel
+
+
+def _solve_counts(cfg: _Config, counts: bytes) -> Arrangement:
+    kernel = _kernel_of(cfg)
+    if kernel is not None:
+        value = kernel.plan(counts)
+        if value >= 0:
+            return _kernel_arrangement(cfg, kernel, counts, value)
     mask, J, M = _hand(counts, cfg)
     found = _fast(cfg, mask, J, M, plan=True)
     if found is None:
@@ -186,3 +280,38 @@ def _solve_counts(cfg: _Config, counts: tuple[int, ...]) -> Arrangement:
 # holds the natural cards in no meld (wild-rank ones among them join the pool); the leaf is
 # (jokers, pooled wild-rank cards, wilds needed, wilds taken at most) for Config.leaf_plan.
 
+
+
+def _kernel_arrangement(cfg: _Config, kernel, counts: bytes, value: int) -> Arrangement:
+    """The arrangement of the kernel's last plan: its sets, each suit's runs (walked from the
+    suit's table at the budget the plan gave it), its deadwood; the wilds as _assemble deals
+    them (each meld the wilds it needs, the spare ones to the first set, else to the runs,
+    which have room for them: the kernel checked it)."""
+    ws = kernel.ws
+    jit = kernel.jit
+    nsets = int(ws[jit.W_NSETS])
+    D = int(ws[jit.W_D])
+    set_groups = []
+    for i in range(nsets):
+        p = int(ws[jit.W_SETS + 2 * i])
+        take = int(ws[jit.W_SETS + 2 * i + 1])
+        cards = [ALL_CARDS[s * NUM_RANKS + p] for s in range(NUM_SUITS)
+                 for _ in range((take >> (3 * s)) & 7)]
+        set_groups.append((cards, max(0, 3 - len(cards)), cfg.capn, p + 1))
+    H = cfg.capn * nsets
+    run_groups = []
+    for s in range(NUM_SUITS):
+        code = int(ws[jit.W_SUITS + 2 * s])
+        budget = int(ws[jit.W_SUITS + 2 * s + 1])
+        if code and budget >= 0:
+            for places, lo, nat in kernel.runs_of(code, budget):
+                hi = min(cfg.capn, cfg.top - nat)
+                run_groups.append((places, lo, hi, s))
+                D += lo
+                H += hi
+    dead = ws[jit.W_DEAD:jit.W_DEAD + _NATURAL_KINDS].astype(np.uint8).tobytes()
+    left = int.from_bytes(dead, "little") & cfg.keep_mask
+    J = counts[JOKER]
+    M = sum(counts[k] for k in cfg.wild_kinds)
+    return _assemble(cfg, counts, value, set_groups, run_groups, left,
+                     (J, M, D, min(H, J + M)))

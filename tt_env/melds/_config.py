@@ -17,7 +17,7 @@ class _Config:
         "rules", "wild_rank", "cap", "capn", "all_wild", "aces_high", "top", "pen", "jp",
         "wpen", "wpos", "w_natural", "wild_kinds", "feas_memo", "rest_memo", "leaf_memo",
         "plan_memo", "keep_mask", "set_positions", "set_fields", "priced", "rank_masks", "tabs",
-        "values",
+        "values", "kernel",
     )
 
     def __init__(self, rules: Rules, wild_rank: int, joker_penalty: int | None) -> None:
@@ -48,6 +48,7 @@ class _Config:
         self.set_positions = tuple(p for p in range(NUM_RANKS) if p != self.wpos)
         self.set_fields = sum(1 << (_FB * p) for p in self.set_positions)
         self.rank_masks = tuple(_RANK_SLICE << _RANK_SHIFT[p] for p in range(NUM_RANKS))
+        self.kernel = False  # the compiled kernel serving this configuration: built on first use
         self.tabs = _tables_for(self)
         self.values = _suit_values_for(self, self.tabs)
         self.priced = [BoundedCache(1 << 12) for _ in range(NUM_RANKS)]
