@@ -98,12 +98,13 @@ class TerminalGame:
         return (c.suit_index if not c.is_joker else 9, c.rank)
 
     def arranged(self, cards, wild_rank: int) -> tuple[str, int]:
-        """The hand as ``[meld] [meld] | loose cards`` and its deadwood points."""
+        """The hand as ``[meld] [meld] | loose cards`` and its deadwood points (a run in its
+        order, each wild where it stands)."""
         from .melds import solve
+        from .render import shown_melds
 
         arrangement = solve(list(cards), wild_rank, self.rules)
-        melds = ["[" + self.cards(sorted(m, key=self._order), wild_rank) + "]"
-                 for m in arrangement.melds]
+        melds = ["[" + self.cards(m, wild_rank) + "]" for m in shown_melds(arrangement)]
         loose = self.cards(sorted(arrangement.deadwood, key=self._order), wild_rank)
         text = " ".join(melds)
         if loose:
@@ -251,10 +252,12 @@ class TerminalGame:
                else "", "turn_cap": "the turn limit was reached",
                "no_cards": "no card could be drawn"}.get(result.ended_by, result.ended_by)
         self.say(f"--- Round {result.round_index + 1} over: {how}. ---")
+        from .render import shown_melds
+
         for s in range(self.n):
             arrangement = result.arrangements[s]
-            melds = " ".join("[" + self.cards(sorted(m, key=self._order), result.wild_rank) + "]"
-                             for m in arrangement.melds)
+            melds = " ".join("[" + self.cards(m, result.wild_rank) + "]"
+                             for m in shown_melds(arrangement))
             loose = self.cards(sorted(arrangement.deadwood, key=self._order), result.wild_rank)
             self.say(f"  {self.names[s]:<22} penalty {result.penalties[s]:>3}   "
                      f"{melds}{'  loose: ' + loose if loose else ''}")
@@ -294,7 +297,11 @@ def parse_answer(answer: str, legal: Sequence[int]) -> int | str:
     try:
         action = parse_action(text)
     except ValueError as exc:
-        return f"I do not understand {answer!r}: {exc}"
+        if str(exc).startswith("unknown card"):
+            return (f"{words[-1]!r} is not a card: give a rank (A, 2..10, J, Q, K) and a suit "
+                    "(C, D, H, S), as in 7H or 10S; JK is the joker.")
+        return (f"I do not understand {answer!r}: answer with a move's number (1..{len(legal)}) "
+                "or its words: draw, take, discard 7H, go out 7H.")
     if action in legal:
         return action
     return f"'{describe(action)}' is not a legal move now; choose one of the list."
