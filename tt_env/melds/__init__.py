@@ -161,7 +161,7 @@ def discard_penalties(
     key = (counts, cfg)
     found = _DISCARD_CACHE.get(key)
     if found is None and _kernel_of(cfg) is not None:
-        values = cfg.kernel.discard_values(counts)
+        values, _ = cfg.kernel.discard_values(counts)
         found = {}
         for k in range(NUM_KINDS):
             v = int(values[k])
@@ -235,6 +235,19 @@ def _after_draw(cfg: _Config, counts: bytes, weights: np.ndarray):
                                        _jp(cfg)).values())
         more[x] -= 1
     return out, dv, _cached_min(counts, cfg)
+
+
+def _discard_array(cfg: _Config, counts: bytes):
+    """(discard values as an array of 53, -2 for kinds not held; the hand's value)."""
+    kernel = _kernel_of(cfg)
+    if kernel is not None:
+        dv, value = kernel.discard_values(counts)
+        if value >= 0 and not (dv == -1).any():
+            return dv, value
+    dv = np.full(NUM_KINDS, -2, np.int64)
+    for k, v in discard_penalties(counts, cfg.wild_rank, cfg.rules, _jp(cfg)).items():
+        dv[k] = v
+    return dv, _cached_min(counts, cfg)
 
 
 def _jp(cfg: _Config) -> int | None:

@@ -130,11 +130,12 @@ class Kernel:
         return self.evaluate(counts, self.w, self.par, self.TT, self.mkeys, self.mv, self.mdw,
                              self.ws, self.wr, 2)
 
-    def discard_values(self, counts: bytes) -> np.ndarray:
-        """See ``_jit.discard_values`` (a view into a buffer reused by the next call)."""
-        self.discards(counts, self.w, self.par, self.TT, self.mkeys, self.mv, self.mdw,
-                      self.ws, self.wr, self.out53)
-        return self.out53
+    def discard_values(self, counts: bytes) -> tuple[np.ndarray, int]:
+        """See ``_jit.discard_values``: (the values, in a buffer reused by the next call; the
+        hand's own value or -1)."""
+        value = self.discards(counts, self.w, self.par, self.TT, self.mkeys, self.mv,
+                              self.mdw, self.ws, self.wr, self.out53)
+        return self.out53, value
 
     def after_draw(self, counts: bytes, weights: np.ndarray) -> int:
         """See ``_jit.after_draw_values``: the values after each draw are left in ``out53``,
