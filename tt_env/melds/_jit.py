@@ -40,6 +40,7 @@ HI_FIELDS = sum(0b110 << (3 * p) for p in range(13))  # 3-bit count fields holdi
 MAX_NODES = 20_000  # search nodes before the kernel gives up (-1) and Python decides
 MAX_OPTIONS = 64  # set options of one rank (every sub-multiset of its cards)
 MAX_WILDS = 90
+INF = 30000  # "no such arrangement" in the int16 tables (a drop from an empty suit)
 
 # par: the per-configuration parameters, one int64 array.
 P_TOP = 53  # highest position: 13, or 14 with aces_high
@@ -106,7 +107,8 @@ def _run_span(i, h, sub):
 
 @njit(cache=True)
 def build_suit_tables(pen13, top, TT):
-    """Fill ``TT[0] = T``, ``TT[1] = MD``, ``TT[2] = DW`` (see the module docstring)."""
+    """Fill ``TT[0] = T``, ``TT[1] = MD``, ``TT[2] = DW`` and ``TT[3] = G`` (see the module
+    docstring)."""
     T, MD, DW = TT[0], TT[1], TT[2]
     for d in range(NB):
         T[0, d] = 0
@@ -136,6 +138,20 @@ def build_suit_tables(pen13, top, TT):
                 if sub == 0:
                     break
                 sub = (sub - 1) & above
+    G = TT[3]
+    for d in range(NB):
+        G[0, d] = INF
+    for mask in range(1, 1 << 13):
+        for d in range(NB):
+            best = INF
+            x = mask
+            while x:
+                low = x & -x
+                v = T[mask ^ low, d]
+                if v < best:
+                    best = v
+                x ^= low
+            G[mask, d] = best
 
 
 @njit(cache=True)
@@ -315,6 +331,54 @@ def _conv_lex(V, MDr, b, acc, accmd, tmp, tmpmd, alloc):
     return acc[b]
 
 
+@njit(cache=True)
+def drop_row(code, par, TT, mkeys, mv, mdw, out, tv, tmd, tdw):
+    """One suit's drop row: ``out[d]``, the fewest points of the suit less one of its cards
+    (the best one to drop) with ``d`` wilds; INF for an empty suit."""
+    if code & HI_FIELDS == 0:
+        m = _mask_of(code)
+        for d in range(NB):
+            out[d] = TT[3, m, d]
+        return
+    for d in range(NB):
+        out[d] = INF
+    for p in range(13):
+        if (code >> (3 * p)) & 7:
+            suit_row(code - (np.int64(1) << (3 * p)), par, TT, mkeys, mv, mdw, tv, tmd, tdw)
+            for d in range(NB):
+                if tv[d] < out[d]:
+                    out[d] = tv[d]
+
+
+@njit(cache=True, inline="always")
+def _conv_drop(r0, r1, r2, r3, g0, g1, g2, g3, b, acc, acc1, tmp, tmp1):
+    """Fewest total of four suits sharing ``b`` wilds with one card dropped from one of them
+    (its drop row ``g``; the others' rows ``r``)."""
+    last = NB - 1
+    for i in range(b + 1):
+        acc[i] = r0[min(i, last)]
+        acc1[i] = g0[min(i, last)]
+    for s in range(3):
+        r = r1 if s == 0 else (r2 if s == 1 else r3)
+        g = g1 if s == 0 else (g2 if s == 1 else g3)
+        for i in range(b + 1):
+            best0 = acc[i] + r[0]
+            best1 = min(acc1[i] + r[0], acc[i] + g[0])
+            for d in range(1, min(i, last) + 1):
+                v0 = acc[i - d] + r[d]
+                if v0 < best0:
+                    best0 = v0
+                v1 = min(acc1[i - d] + r[d], acc[i - d] + g[d])
+                if v1 < best1:
+                    best1 = v1
+            tmp[i] = best0
+            tmp1[i] = best1
+        for i in range(b + 1):
+            acc[i] = tmp[i]
+            acc1[i] = tmp1[i]
+    return acc1[b]
+
+
 # ---------------------------------------------------------------------------- the hand
 @njit(cache=True)
 def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
@@ -324,6 +388,9 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
     ``lex`` 0: points only. 1: also the costliest deadwood card of the best arrangements
     (``ws[W_MD]``). 2: also that arrangement: its deadwood (``ws[W_DEAD:]``, 53 counts), its
     sets and the suits' codes and budgets left for runs (``ws[W_SETS:]``, ``ws[W_SUITS:]``).
+    3 (*drop*): the fewest penalty of the hand less one natural card, the best one to drop
+    (INF when it holds none): an arrangement of the hand less ``k`` is one of the hand with
+    ``k`` left out, so the suits' drop rows (:func:`drop_row`) replace one suit's row.
     """
     J = np.int64(counts[52])
     M = np.int64(counts[w]) + counts[13 + w] + counts[26 + w] + counts[39 + w]
@@ -365,14 +432,19 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
     V = wr[0]  # (8, NB): rows 0..3, the suits as they are; 4..7, at a leaf of the search
     MDr = wr[1]
     DWr = wr[2]
+    Gr = wr[3]  # drop rows (lex 3)
+    drop = lex == 3
     for s in range(4):
         if multi:
             suit_row(codes[s], par, TT, mkeys, mv, mdw, V[s], MDr[s], DWr[s])
+            if drop:
+                drop_row(codes[s], par, TT, mkeys, mv, mdw, Gr[s], MDr[4], DWr[4], DWr[5])
         elif lex:
             m = masks[s]
             for d in range(NB):
                 V[s, d] = TT[0, m, d]
                 MDr[s, d] = TT[1, m, d]
+                Gr[s, d] = TT[3, m, d]
     acc = sc[8:104]
     tmp = sc[3400:3900]  # also holds _conv_lex's traceback
     accmd = sc[200:296]
@@ -380,7 +452,11 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
     alloc = sc[392:396]
     best_alloc = sc[396:400]
     best_codes = sc[400:404]
-    if lex:
+    if drop:
+        best = _conv_drop(V[0], V[1], V[2], V[3], Gr[0], Gr[1], Gr[2], Gr[3], W, acc, accmd,
+                          tmp, tmpmd)
+        best_md = 0
+    elif lex:
         best = _conv_lex(V[0:4], MDr[0:4], W, acc, accmd, tmp, tmpmd, alloc)
         best_md = accmd[W]
         for s in range(4):
@@ -444,7 +520,10 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
     best_has_set = False
     if nr:
         for b in range(W + 1):
-            if multi or lex:
+            if drop:
+                bound[b] = _conv_drop(V[0], V[1], V[2], V[3], Gr[0], Gr[1], Gr[2], Gr[3], b,
+                                      acc, accmd, tmp, tmpmd)
+            elif multi or lex:
                 bound[b] = _conv(V[0], V[1], V[2], V[3], b, acc, tmp)
             else:
                 bound[b] = _conv(TT[0, masks[0]], TT[0, masks[1]], TT[0, masks[2]],
@@ -457,7 +536,7 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
             futmax[j] = futmax[j + 1] + mx
         # Depth-first over the set ranks, one option each ("no set" first); level j holds
         # the wilds needed, the points of the set cards and the suits left after ranks < j.
-        slack = 1 if lex else 0  # an equal bound may still win on the costliest deadwood
+        slack = 1 if lex and not drop else 0  # an equal bound may win on the costliest card
         stD[0] = 0
         stS[0] = 0
         for s in range(4):
@@ -505,15 +584,25 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
                     for d in range(NB):
                         V[4 + s, d] = V[s, d]
                         MDr[4 + s, d] = MDr[s, d]
+                        Gr[4 + s, d] = Gr[s, d]
                 elif multi:
                     suit_row(stC[4 * (nr) + s], par, TT, mkeys, mv, mdw, V[4 + s], MDr[4 + s],
                              DWr[4 + s])
+                    if drop:
+                        drop_row(stC[4 * (nr) + s], par, TT, mkeys, mv, mdw, Gr[4 + s],
+                                 MDr[0], DWr[0], DWr[1])
                 else:
                     m = stM[4 * (nr) + s]
                     for d in range(NB):
                         V[4 + s, d] = TT[0, m, d]
                         MDr[4 + s, d] = TT[1, m, d]
-            if lex:
+                        Gr[4 + s, d] = TT[3, m, d]
+            if drop:
+                v = _conv_drop(V[4], V[5], V[6], V[7], Gr[4], Gr[5], Gr[6], Gr[7], W - D, acc,
+                               accmd, tmp, tmpmd)
+                md = 0
+                win = v < best
+            elif lex:
                 v = _conv_lex(V[4:8], MDr[4:8], W - D, acc, accmd, tmp, tmpmd, alloc)
                 md = accmd[W - D]
                 win = _better(v, md, best, best_md)
@@ -534,6 +623,18 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
                 for s in range(4):
                     best_alloc[s] = alloc[s]
                     best_codes[s] = stC[4 * (nr) + s]
+    if drop:
+        # One natural card dropped: an arrangement with a meld and a card to drop leaves less
+        # than all the natural cards less the costliest (what no meld leaves).
+        if nat_md < 0:
+            return INF
+        if best < all_nat - nat_md:
+            if W > 0 and not best_has_set and maxpos > top - W:
+                return -1
+            return best
+        if W == 0 or (M >= 1 and W >= 3) or (par[P_ALL_WILD] and J >= 3):
+            return all_nat - nat_md
+        return all_nat - nat_md + J * par[52] + M * par[w]
     meld = best < all_nat
     wild_dead = False
     if meld:
@@ -755,10 +856,9 @@ def after_draw_values(b, weights, w, par, TT, mkeys, mv, mdw, ws, wr, out, dv):
     entry of ``out``) marks what the kernel could not certify.
 
     A card that cannot meld with ``b`` (see :func:`_can_meld`) is valued in closed form:
-    keep it and make b's best discard, or throw it back. For the others the hand ``b + x`` is
-    solved with its costliest deadwood card: dropping that card leaves exactly the value less
-    its penalty, and no discard saves more than its own penalty, so only melded cards worth
-    more are tried."""
+    keep it and make b's best discard, or throw it back. For the others one search finds the
+    best natural card to drop from ``b + x`` (:func:`evaluate`, mode 3); each wild kind held is
+    tried as a discard on its own."""
     value = discard_values(b, w, par, TT, mkeys, mv, mdw, ws, wr, dv)
     for k in range(53):
         out[k] = 0
@@ -782,25 +882,56 @@ def after_draw_values(b, weights, w, par, TT, mkeys, mv, mdw, ws, wr, out, dv):
     c = np.empty(53, np.uint8)
     for k in range(53):
         c[k] = b[k]
+    # The natural cards that can meld: all at once (one search over b's set choices for the
+    # best card to drop, one more per wild kind held for discarding that wild instead).
+    xs = np.empty(53, np.int64)
+    nx = 0
+    for x in range(53):
+        if weights[x] > 0 and x != 52 and x % 13 != w:
+            if _can_meld(x, b, w, top, W):
+                xs[nx] = x
+                nx += 1
+            else:
+                out[x] = min(value, par[x] + best_drop) if exact else -1
+    batch = np.full(53, -1, np.int64)
+    if nx:
+        res = np.empty(53, np.int64)
+        if draws_at_once(b, xs, nx, True, w, par, TT, mkeys, mv, mdw, res) == 0:
+            for i in range(nx):
+                batch[xs[i]] = min(value, res[xs[i]]) if res[xs[i]] >= 0 else -1
+            for k in range(53):
+                if b[k] and (k == 52 or k % 13 == w):
+                    c[k] -= 1
+                    ok = draws_at_once(c, xs, nx, False, w, par, TT, mkeys, mv, mdw, res)
+                    c[k] += 1
+                    for i in range(nx):
+                        x = xs[i]
+                        if ok != 0 or res[x] < 0:
+                            batch[x] = -1
+                        elif batch[x] >= 0 and res[x] < batch[x]:
+                            batch[x] = res[x]
     for x in range(53):
         if weights[x] <= 0:
             continue
         wild = x == 52 or x % 13 == w
         if not wild and not _can_meld(x, b, w, top, W):
-            out[x] = min(value, par[x] + best_drop) if exact else -1
+            continue
+        if not wild and batch[x] >= 0:
+            out[x] = batch[x]
             continue
         c[x] += 1
-        v = evaluate(c, w, par, TT, mkeys, mv, mdw, ws, wr, 1)
-        if v < 0:
+        # The best discard of b + x: x itself (back to b), the best natural card to drop (one
+        # search over the hand less any natural card), or a wild card.
+        best = value
+        u = evaluate(c, w, par, TT, mkeys, mv, mdw, ws, wr, 3)
+        if u < 0:
             out[x] = -1
             c[x] -= 1
             continue
-        md = ws[W_MD]
-        best = value  # throw x back
-        if md >= 0 and v - md < best:  # drop the costliest deadwood card
-            best = v - md
+        if u < best:
+            best = u
         for k in range(53):
-            if c[k] and k != x and par[k] > md and v - par[k] < best:
+            if c[k] and k != x and (k == 52 or k % 13 == w):
                 c[k] -= 1
                 u = evaluate(c, w, par, TT, mkeys, mv, mdw, ws, wr, 0)
                 c[k] += 1
@@ -812,3 +943,318 @@ def after_draw_values(b, weights, w, par, TT, mkeys, mv, mdw, ws, wr, out, dv):
         out[x] = best
         c[x] -= 1
     return value
+
+
+# ---------------------------------------------------------------------------- every draw at once
+@njit(cache=True)
+def _vec3(r, skip, B, out, tmp):
+    """``out[i]`` for i = 0..B: the fewest total of the rows ``r`` (4, NB) but ``skip``
+    sharing i wilds."""
+    last = NB - 1
+    first = True
+    for s in range(4):
+        if s == skip:
+            continue
+        if first:
+            for i in range(B + 1):
+                out[i] = r[s, min(i, last)]
+            first = False
+            continue
+        for i in range(B + 1):
+            best = out[i] + r[s, 0]
+            for d in range(1, min(i, last) + 1):
+                v = out[i - d] + r[s, d]
+                if v < best:
+                    best = v
+            tmp[i] = best
+        for i in range(B + 1):
+            out[i] = tmp[i]
+
+
+@njit(cache=True)
+def _vec3_drop(r, g, skip, B, out, out1, tmp, tmp1):
+    """Like :func:`_vec3`, with one card dropped from one of the three suits (``out1``)."""
+    last = NB - 1
+    first = True
+    for s in range(4):
+        if s == skip:
+            continue
+        if first:
+            for i in range(B + 1):
+                out[i] = r[s, min(i, last)]
+                out1[i] = g[s, min(i, last)]
+            first = False
+            continue
+        for i in range(B + 1):
+            b0 = out[i] + r[s, 0]
+            b1 = min(out1[i] + r[s, 0], out[i] + g[s, 0])
+            for d in range(1, min(i, last) + 1):
+                v0 = out[i - d] + r[s, d]
+                if v0 < b0:
+                    b0 = v0
+                v1 = min(out1[i - d] + r[s, d], out[i - d] + g[s, d])
+                if v1 < b1:
+                    b1 = v1
+            tmp[i] = b0
+            tmp1[i] = b1
+        for i in range(B + 1):
+            out[i] = tmp[i]
+            out1[i] = tmp1[i]
+
+
+@njit(cache=True)
+def _leaf_rows(lc, multi, par, TT, mkeys, mv, mdw, rT, rG, dropping, sv, smd, sdw):
+    """The rows (and drop rows) of the four suits ``lc`` (codes) into rT, rG (4, NB)."""
+    for s in range(4):
+        code = lc[s]
+        if multi and code & HI_FIELDS:
+            suit_row(code, par, TT, mkeys, mv, mdw, rT[s], smd, sdw)
+            if dropping:
+                drop_row(code, par, TT, mkeys, mv, mdw, rG[s], sv, smd, sdw)
+        else:
+            m = _mask_of(code)
+            for d in range(NB):
+                rT[s, d] = TT[0, m, d]
+                rG[s, d] = TT[3, m, d]
+
+
+@njit(cache=True)
+def draws_at_once(base, xs, nx, dropping, w, par, TT, mkeys, mv, mdw, res):
+    """For each natural kind ``x = xs[i]`` (i < nx): ``res[x]``, the fewest penalty of
+    ``base + x`` (``dropping`` False) or of ``base + x`` less its best natural card to drop
+    (True: :func:`evaluate` mode 3), all in one pass over base's set choices. Returns 0, or
+    -1 when the caller must value the draws one by one (too many set choices); an entry -1
+    marks a value this method cannot certify (as :func:`evaluate`).
+
+    Part A: x stands in its suit's row. Each choice of sets of ``base`` (a leaf) is combined
+    with every x: the other three suits' rows are convolved once per leaf and suit, so x costs
+    one pass over the budgets. Part B: x in a set of its rank with cards of ``base``: the same
+    leaves with that rank's options replaced by x's sets, whatever x's suit."""
+    J = np.int64(base[52])
+    M = np.int64(base[w]) + base[13 + w] + base[26 + w] + base[39 + w]
+    W = J + M
+    if W > MAX_WILDS:
+        return -1
+    top = par[P_TOP]
+    codes = np.zeros(4, np.int64)
+    npos = np.zeros(4, np.int64)
+    all_nat = np.int64(0)
+    nat_md = -1
+    multi = False
+    for s in range(4):
+        c = np.int64(0)
+        for p in range(13):
+            k = base[s * 13 + p]
+            if k and p != w:
+                if k > 6:
+                    return -1
+                c |= np.int64(k) << (3 * p)
+                all_nat += k * par[p]
+                nat_md = max(nat_md, par[p])
+                npos[s] += 1
+        codes[s] = c
+    for i in range(nx):  # x may make a second copy
+        x = xs[i]
+        if (codes[x // 13] >> (3 * (x % 13))) & 7:
+            multi = True
+    for s in range(4):
+        if codes[s] & HI_FIELDS:
+            multi = True
+    # Set options of base (as evaluate), and of base + x at x's rank (x in the set).
+    minsize = 2 if W > 0 else 3
+    ranks = np.empty(13, np.int64)
+    optD = np.empty((13, MAX_OPTIONS), np.int64)
+    optT = np.empty((13, MAX_OPTIONS), np.int64)
+    nr = 0
+    rank_of = np.full(13, -1, np.int64)
+    for p in range(13):
+        if p == w:
+            continue
+        c0 = (codes[0] >> (3 * p)) & 7
+        c1 = (codes[1] >> (3 * p)) & 7
+        c2 = (codes[2] >> (3 * p)) & 7
+        c3 = (codes[3] >> (3 * p)) & 7
+        if c0 + c1 + c2 + c3 == 0:
+            continue
+        if (c0 + 1) * (c1 + 1) * (c2 + 1) * (c3 + 1) > MAX_OPTIONS:
+            return -1
+        ranks[nr] = p
+        rank_of[p] = nr
+        nr += 1
+    # optA: the options of base at each rank (none first); optB: with x added (size + 1)
+    nA = np.zeros(13, np.int64)
+    nB = np.zeros(13, np.int64)
+    optDB = np.empty((13, MAX_OPTIONS), np.int64)
+    optTB = np.empty((13, MAX_OPTIONS), np.int64)
+    for j in range(nr):
+        p = ranks[j]
+        c0 = (codes[0] >> (3 * p)) & 7
+        c1 = (codes[1] >> (3 * p)) & 7
+        c2 = (codes[2] >> (3 * p)) & 7
+        c3 = (codes[3] >> (3 * p)) & 7
+        optD[j, 0] = 0
+        optT[j, 0] = 0
+        ka = 1
+        kb = 0
+        for t0 in range(c0 + 1):
+            for t1 in range(c1 + 1):
+                for t2 in range(c2 + 1):
+                    for t3 in range(c3 + 1):
+                        size = t0 + t1 + t2 + t3
+                        t = t0 | (t1 << 3) | (t2 << 6) | (t3 << 9)
+                        if size >= minsize and not (size < 3 and 3 - size > W):
+                            optD[j, ka] = 3 - size if size < 3 else 0
+                            optT[j, ka] = t
+                            ka += 1
+                        sb = size + 1
+                        if size >= 1 and sb >= minsize and not (sb < 3 and 3 - sb > W):
+                            optDB[j, kb] = 3 - sb if sb < 3 else 0
+                            optTB[j, kb] = t
+                            kb += 1
+        nA[j] = ka
+        nB[j] = kb
+    # Leaves: every choice of base's options (Part A), then per rank with x-sets (Part B).
+    best = np.full(53, np.int64(1) << 40)
+    hasset = np.zeros(53, np.bool_)
+    rT = np.empty((4, NB), np.int64)
+    rG = np.empty((4, NB), np.int64)
+    xT = np.empty(NB, np.int64)
+    xG = np.empty(NB, np.int64)
+    sv = np.empty(NB, np.int64)
+    smd = np.empty(NB, np.int64)
+    sdw = np.empty(NB, np.int64)
+    P = np.empty((4, MAX_WILDS + 1), np.int64)
+    Q = np.empty((4, MAX_WILDS + 1), np.int64)
+    t1 = np.empty(MAX_WILDS + 1, np.int64)
+    t2 = np.empty(MAX_WILDS + 1, np.int64)
+    lc = np.empty(4, np.int64)
+    idx = np.zeros(14, np.int64)
+    need_b = np.zeros(13, np.bool_)
+    for i in range(nx):
+        p = xs[i] % 13
+        if rank_of[p] >= 0 and nB[rank_of[p]] > 0:
+            need_b[rank_of[p]] = True
+    leaves = 0
+    for part in range(1 + nr):
+        jb = part - 1  # Part B for the rank index jb (Part A: -1)
+        if jb >= 0 and not need_b[jb]:
+            continue
+        for j in range(nr):
+            idx[j] = 0
+        while True:
+            # the leaf idx: options per rank (rank jb from the x-set options)
+            D = 0
+            has = False
+            for s in range(4):
+                lc[s] = codes[s]
+            ok = True
+            for j in range(nr):
+                o = idx[j]
+                if j == jb:
+                    D += optDB[j, o]
+                    t = optTB[j, o]
+                    has = True
+                elif o:
+                    D += optD[j, o]
+                    t = optT[j, o]
+                    has = True
+                else:
+                    continue
+                p = ranks[j]
+                for s in range(4):
+                    lc[s] -= ((t >> (3 * s)) & 7) << (3 * p)
+            if D > W:
+                ok = False
+            if ok:
+                leaves += 1
+                if leaves > 4096:
+                    return -1
+                B = W - D
+                _leaf_rows(lc, multi, par, TT, mkeys, mv, mdw, rT, rG, dropping, sv, smd, sdw)
+                if jb >= 0:
+                    # x in the set: the rows are base's less the set's cards, whatever x is
+                    for s in range(4):
+                        if s == 0:
+                            if dropping:
+                                _vec3_drop(rT, rG, -1, B, P[0], Q[0], t1, t2)
+                            else:
+                                _vec3(rT, -1, B, P[0], t1)
+                    v = Q[0, B] if dropping else P[0, B]
+                    for i in range(nx):
+                        x = xs[i]
+                        if rank_of[x % 13] == jb and v < best[x]:
+                            best[x] = v
+                            hasset[x] = True
+                else:
+                    for s in range(4):
+                        if dropping:
+                            _vec3_drop(rT, rG, s, B, P[s], Q[s], t1, t2)
+                        else:
+                            _vec3(rT, s, B, P[s], t1)
+                    for i in range(nx):
+                        x = xs[i]
+                        s = x // 13
+                        p = x % 13
+                        code2 = lc[s] + (np.int64(1) << (3 * p))
+                        single = code2 & HI_FIELDS == 0
+                        if single:
+                            m2 = _mask_of(code2)
+                        else:
+                            suit_row(code2, par, TT, mkeys, mv, mdw, xT, smd, sdw)
+                            if dropping:
+                                drop_row(code2, par, TT, mkeys, mv, mdw, xG, sv, smd, sdw)
+                        v = np.int64(1) << 40
+                        for d in range(min(B, NB - 1) + 1):
+                            if single:
+                                tv = np.int64(TT[0, m2, d])
+                                gv = np.int64(TT[3, m2, d])
+                            else:
+                                tv = xT[d]
+                                gv = xG[d] if dropping else 0
+                            if dropping:
+                                u = min(Q[s, B - d] + tv, P[s, B - d] + gv)
+                            else:
+                                u = P[s, B - d] + tv
+                            if u < v:
+                                v = u
+                        if v < best[x]:
+                            best[x] = v
+                            hasset[x] = has
+            # next leaf
+            j = 0
+            while j < nr:
+                idx[j] += 1
+                if idx[j] < (nB[j] if j == jb else nA[j]):
+                    break
+                idx[j] = 0
+                j += 1
+            if j == nr:
+                break
+    # The final rule of evaluate, per x.
+    for i in range(nx):
+        x = xs[i]
+        s = x // 13
+        p = x % 13
+        nat_x = all_nat + par[x]
+        md_x = max(nat_md, par[x])
+        pos = npos[s] + (0 if (codes[s] >> (3 * p)) & 7 else 1)
+        if top == 14 and w != 0:
+            aces = ((codes[s] & 7) + (1 if p == 0 else 0))
+            if aces >= 2:
+                pos += 1
+        maxpos = pos
+        for t in range(4):
+            if t != s and npos[t] + (1 if top == 14 and w != 0 and (codes[t] & 7) >= 2 else 0
+                                     ) > maxpos:
+                maxpos = npos[t] + (1 if top == 14 and w != 0 and (codes[t] & 7) >= 2 else 0)
+        limit = nat_x - md_x if dropping else nat_x
+        if best[x] < limit:
+            if W > 0 and not hasset[x] and maxpos > top - W:
+                res[x] = -1
+            else:
+                res[x] = best[x]
+        elif W == 0 or (M >= 1 and W >= 3) or (par[P_ALL_WILD] and J >= 3):
+            res[x] = limit
+        else:
+            res[x] = limit + J * par[52] + M * par[w]
+    return 0

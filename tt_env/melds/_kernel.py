@@ -101,7 +101,7 @@ class Kernel:
         key = (cfg.top, natural)
         shared = _TABLES.get(key)
         if shared is None:
-            TT = np.empty((3, 1 << 13, jit.NB), np.int16)
+            TT = np.empty((4, 1 << 13, jit.NB), np.int16)
             jit.build_suit_tables(np.array(natural, np.int64), cfg.top, TT)
             mkeys = np.full(MEMO_SLOTS + 1, -1, np.int64)
             mkeys[-1] = 0
@@ -110,7 +110,7 @@ class Kernel:
             shared = _TABLES[key] = (TT, mkeys, mv, mdw)
         self.TT, self.mkeys, self.mv, self.mdw = shared
         self.ws = np.zeros(jit.WS_SIZE, np.int64)
-        self.wr = np.zeros((3, 8, jit.NB), np.int64)
+        self.wr = np.zeros((4, 8, jit.NB), np.int64)
         self.evaluate = _Entry(jit.evaluate)
         self.discards = _Entry(jit.discard_values)
         self.suit_runs = _Entry(jit.suit_runs)
