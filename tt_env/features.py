@@ -145,6 +145,7 @@ class CardFeatures:
         self._same, self._near1, self._near2 = _neighbour_tables(rules.aces_high)
         self._rank = np.array([(k % NUM_RANKS + 1) / NUM_RANKS for k in range(JOKER)] + [0.0])
         self._valuation = valuation_for(rules)
+        self._compiled = False  # built on first use
 
     # ------------------------------------------------------------------ the record
     def spec(self) -> dict[str, Any]:
@@ -178,6 +179,43 @@ class CardFeatures:
         if obs.shape != (self.layout.size,):
             raise ValueError(f"expected an observation of {self.layout.size} values for "
                              f"{self.num_players} players, got shape {obs.shape}")
+        compiled = self._compiled
+        if compiled is False:
+            compiled = self._compiled = self._build_compiled()
+        if compiled is not None:
+            fn, args = compiled
+            out = np.empty(self.size, np.float32)
+            if fn(obs, *args, out):
+                return out
+        return self.reference(obs)
+
+    def _build_compiled(self):
+        """The compiled transform and its fixed arguments, or None (no compiled solver kernel
+        for these rules)."""
+        from .melds import _config, _kernel_of
+
+        kernels = [_kernel_of(_config(self.rules, w, None)) for w in range(1, NUM_RANKS + 1)]
+        if any(k is None for k in kernels):
+            return None
+        from . import _features_jit as fj
+        from .melds._kernel import _Entry
+
+        pars = np.zeros((NUM_RANKS + 1, kernels[0].par.size), np.int64)
+        for w, kernel in enumerate(kernels, start=1):
+            pars[w] = kernel.par
+        k0 = kernels[0]
+        rules = self.rules
+        deck = np.full(NUM_KINDS, rules.decks, np.int64)
+        deck[JOKER] = rules.decks * rules.jokers_per_deck
+        args = (fj.layout_array(self.layout), self.num_players, deck, self._rank.copy(),
+                self._same, self._near1, self._near2, rules.max_cards,
+                bool(rules.discard_drawn_upcard), self.lookahead, self.candidates,
+                self.margin, pars, k0.TT, k0.mkeys, k0.mv, k0.mdw, k0.ws, k0.wr)
+        return _Entry(fj.card_features), args
+
+    def reference(self, observation: np.ndarray) -> np.ndarray:
+        """The transform in numpy (the definition; the compiled twin gives the same numbers)."""
+        obs = np.asarray(observation, np.float32)
         s = self._slices
         rules, n = self.rules, self.num_players
         seen = self._valuation.see(obs)  # the pieces, and the unseen cards (one definition)
