@@ -29,11 +29,13 @@ from .base import Agent, BaseAgent, legal_actions
 from .counting import CountingAgent
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
+from .search import SearchAgent
 
 BUILTIN_AGENTS: dict[str, type] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "counting": CountingAgent,
+    "search": SearchAgent,
 }
 
 ModelLoader = Callable[[str, int, Rules, "int | None"], Any]
@@ -170,5 +172,6 @@ def _model_names() -> list[str]:
 
 __all__ = [
     "Agent", "BUILTIN_AGENTS", "BaseAgent", "CountingAgent", "GreedyAgent", "RandomAgent",
+    "SearchAgent",
     "legal_actions", "make_agent", "register_model_loader", "spec_label",
 ]
