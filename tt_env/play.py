@@ -202,8 +202,8 @@ class TerminalGame:
                      "not be discarded this turn.)")
 
     def _ask(self, obs: dict) -> int:
-        from .melds import discard_penalties
         from .observation import hand_of
+        from .valuation import valuation_for
 
         g = self.env.game
         view = self.env.public_view(self.env.possible_agents[self.seat])
@@ -211,20 +211,28 @@ class TerminalGame:
         wild = g.wild_rank
         self._show(view, hand, wild)
         legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
-        after = {}
-        if legal and legal[0] >= 2:
-            counts = [0] * 53
-            for c in hand:
-                counts[c] += 1
-            after = discard_penalties(tuple(counts), wild, self.rules)
+        # Hints from the valuation layer (what the observation allows, nothing hidden): the
+        # deadwood left by each discard; for a draw, what taking the top discard leaves after
+        # the best discard and what a stock draw leaves on average.
+        valuation = valuation_for(self.rules)
+        seen = valuation.see(obs["observation"])
+        after, take, stock = None, None, None
+        if seen.discard_phase:
+            _, after, _ = valuation.discard_choices(seen)
+        elif seen.draw_phase:
+            _, _, stock, take = valuation.draw_values(seen)
         self.say("Your moves:")
         for i, a in enumerate(legal, 1):
             text = describe(a, pretty=self.pretty)
             if a == TAKE_DISCARD_ACTION and g.top_discard is not None:
                 text += f" ({self.card(g.top_discard, wild)})"
-            if a >= 2:
+                if take is not None and take >= 0:
+                    text += f"   -> deadwood {take} after the best discard"
+            if a == DRAW_STOCK_ACTION and stock is not None:
+                text += f"   -> deadwood {stock:.1f} on average after the best discard"
+            if a >= 2 and after is not None:
                 kind = (a - 2) % 53
-                text += f"   -> deadwood {after.get(kind, '?')}"
+                text += f"   -> deadwood {after[kind] if after[kind] >= 0 else '?'}"
             self.say(f"  {i:>2}) {text}")
         while True:
             answer = self.input_fn("Your move (number or words, 'help'): ").strip()
