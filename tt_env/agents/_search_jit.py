@@ -17,14 +17,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..melds._jit import discard_values, evaluate
+from ..melds._jit import after_draw_values, discard_values, evaluate
 
 BIG = 1 << 40
 
 # sim: the round's state besides the hands, one int64 array
 S_NSTOCK, S_NPILE, S_CURRENT, S_PHASE, S_DRAWN, S_WENT_OUT, S_TURNS = range(7)
-S_TURN_CAP, S_DDU, S_N = 7, 8, 9
-SIM_SIZE = 10
+S_TURN_CAP, S_DDU, S_N, S_HORIZON, S_MINE = 7, 8, 9, 10, 11
+SIM_SIZE = 12
+GREEDY, COUNTING = 0, 1  # rollout policies
+# CountingAgent's defaults (tt_env.agents.counting): look-ahead weight, feed costs, shortlist
+C_LOOKAHEAD, C_FEED, C_WILD_FEED, C_CANDIDATES, C_MARGIN = 1.0, 2.0, 6.0, 4, 12
 DRAW, DISCARD = 0, 1
 
 
@@ -74,10 +77,140 @@ def _greedy_takes(hand, top, w, par, TT, mkeys, mv, mdw, ws, wr):
 
 
 @njit(cache=True)
-def play_round(hands, stock, pile, sim, w, par, TT, mkeys, mv, mdw, ws, wr, dv, out):
-    """Play the round from ``sim`` to its end with the greedy policy for every seat;
-    ``out[s]``: each seat's penalty (not doubled). Changes hands, stock, pile and sim."""
+def _expected(hand, unseen, w, par, TT, mkeys, mv, mdw, ws, wr, out53, dv):
+    """The expected penalty of ``hand`` after one draw from ``unseen`` and its best discard
+    (as the valuation layer's expected_after_draw); -1 when not certified."""
+    total = 0
+    for k in range(53):
+        total += unseen[k]
+    value = after_draw_values(hand, unseen, w, par, TT, mkeys, mv, mdw, ws, wr, out53, dv)
+    if value < 0:
+        return -1.0
+    if total <= 0:
+        return value * 1.0
+    acc = 0
+    for x in range(53):
+        if unseen[x] > 0:
+            if out53[x] < 0:
+                return -1.0
+            acc += out53[x] * unseen[x]
+    return acc / total
+
+
+@njit(cache=True)
+def _counting_takes(hand, top, ddu, unseen, w, par, TT, mkeys, mv, mdw, ws, wr, out53, dv):
+    """CountingAgent's draw: take the top discard when, after it and the best discard allowed,
+    the penalty is below both the penalty now and the expected one after a stock draw."""
+    now = evaluate(hand, w, par, TT, mkeys, mv, mdw, ws, wr, 0)
+    banned = top if (not ddu and hand[top] == 0) else -1
+    hand[top] += 1
+    value = discard_values(hand, w, par, TT, mkeys, mv, mdw, ws, wr, dv)
+    hand[top] -= 1
+    if now < 0 or value < 0:
+        return False
+    take = np.int64(1) << 40
+    for k in range(53):
+        if dv[k] >= 0 and k != banned and dv[k] < take:
+            take = dv[k]
+    if take >= now:
+        return False
+    stock = _expected(hand, unseen, w, par, TT, mkeys, mv, mdw, ws, wr, out53, dv)
+    return stock >= 0 and take < stock
+
+
+@njit(cache=True)
+def _feed(k, w, next_known):
+    """CountingAgent's cost of handing ``k`` to the next player."""
+    if k == 52 or k % 13 == w:
+        return C_WILD_FEED
+    suit = k // 13
+    r = k % 13
+    for s in range(4):
+        if next_known[s * 13 + r]:
+            return C_FEED
+    for d in (-2, -1, 1, 2):
+        q = r + d
+        if 0 <= q < 13 and next_known[suit * 13 + q]:
+            return C_FEED
+    return 0.0
+
+
+@njit(cache=True)
+def _counting_discard(hand, banned, final, unseen, next_known, w, par, TT, mkeys, mv, mdw,
+                      ws, wr, dv, out53, dv2):
+    """CountingAgent's discard: (kind, the penalty it leaves). Goes out when it can; else the
+    lowest expected penalty after the next stock draw plus the feed cost, over a shortlist."""
+    value = discard_values(hand, w, par, TT, mkeys, mv, mdw, ws, wr, dv)
+    if value < 0:
+        return _greedy_discard(hand, banned, w, par, TT, mkeys, mv, mdw, ws, wr, dv)
+    out_k = -1
+    for k in range(53):
+        if dv[k] == 0 and k != banned and (out_k < 0 or par[k] > par[out_k] or (
+                par[k] == par[out_k] and k > out_k)):
+            out_k = k
+    if out_k >= 0:
+        return out_k, 0
+    keys = np.empty(53, np.float64)
+    kinds = np.empty(53, np.int64)
+    m = 0
+    for k in range(53):
+        if dv[k] >= 0 and k != banned:
+            kinds[m] = k
+            keys[m] = (dv[k] + _feed(k, w, next_known)) * 10000.0 + (100 - par[k]) * 100.0 + (
+                99 - k)
+            m += 1
+    order = np.argsort(keys[:m])
+    first = kinds[order[0]]
+    if final or C_LOOKAHEAD == 0:
+        return first, dv[first]
+    floor = dv[first] + _feed(first, w, next_known)
+    best_k = first
+    best_key = np.inf
+    for i in range(min(C_CANDIDATES, m)):
+        k = kinds[order[i]]
+        f = _feed(k, w, next_known)
+        if dv[k] + f > floor + C_MARGIN:
+            continue
+        hand[k] -= 1
+        e = _expected(hand, unseen, w, par, TT, mkeys, mv, mdw, ws, wr, out53, dv2)
+        hand[k] += 1
+        if e < 0:
+            continue
+        val = dv[k] - C_LOOKAHEAD * (dv[k] - e) + f
+        key = val * 1e8 + dv[k] * 1e4 + (100 - par[k]) * 100.0 + (99 - k)
+        if key < best_key:
+            best_key = key
+            best_k = k
+    return best_k, dv[best_k]
+
+
+@njit(cache=True)
+def _unseen_for(p, hands, known, pc, deck, n, out):
+    """What seat ``p`` has not seen: every copy in play less its hand, the discard pile and
+    what the others are known to hold."""
+    for k in range(53):
+        u = deck[k] - hands[p, k] - pc[k]
+        for o in range(n):
+            if o != p:
+                u -= known[o, k]
+        out[k] = max(u, 0)
+
+
+@njit(cache=True)
+def play_round(hands, stock, pile, sim, known, deck, policy, w, par, TT, mkeys, mv, mdw, ws, wr,
+               dv, out):
+    """Play the round from ``sim`` to its end, each seat ``s`` with ``policy[s]`` (GREEDY or
+    COUNTING), or until seat 0 (the searcher) has discarded ``sim[S_HORIZON]`` more times
+    (0: no horizon); ``out[s]``: each seat's penalty then (not doubled). ``known``: what each
+    seat is known to hold (public: took from the pile, less what it discarded since). Changes
+    hands, stock, pile, known and sim."""
     n = sim[S_N]
+    pc = np.zeros(53, np.int64)  # the discard pile as counts
+    for i in range(sim[S_NPILE]):
+        pc[pile[i]] += 1
+    unseen = np.empty(53, np.int64)
+    out53 = np.empty(53, np.int64)
+    dv2 = np.empty(53, np.int64)
     while True:
         cur = sim[S_CURRENT]
         hand = hands[cur]
@@ -88,11 +221,21 @@ def play_round(hands, stock, pile, sim, w, par, TT, mkeys, mv, mdw, ws, wr, dv, 
             can_take = npile > 0
             if not can_stock and not can_take:
                 break  # nothing to draw: the round ends (RULES.md)
-            take = can_take and (not can_stock or _greedy_takes(
-                hand, pile[npile - 1], w, par, TT, mkeys, mv, mdw, ws, wr))
+            if not can_take:
+                take = False
+            elif not can_stock:
+                take = True
+            elif policy[cur] == COUNTING:
+                _unseen_for(cur, hands, known, pc, deck, n, unseen)
+                take = _counting_takes(hand, pile[npile - 1], sim[S_DDU], unseen, w, par, TT,
+                                       mkeys, mv, mdw, ws, wr, out53, dv)
+            else:
+                take = _greedy_takes(hand, pile[npile - 1], w, par, TT, mkeys, mv, mdw, ws, wr)
             if take:
                 card = pile[npile - 1]
                 sim[S_NPILE] = npile - 1
+                pc[card] -= 1
+                known[cur, card] += 1
                 sim[S_DRAWN] = card
             else:
                 if nstock == 0:  # the pile but its top card, shuffled, is the new stock
@@ -106,6 +249,9 @@ def play_round(hands, stock, pile, sim, w, par, TT, mkeys, mv, mdw, ws, wr, dv, 
                     nstock = m
                     pile[0] = top
                     sim[S_NPILE] = 1
+                    for k in range(53):
+                        pc[k] = 0
+                    pc[top] = 1
                 card = stock[nstock - 1]
                 sim[S_NSTOCK] = nstock - 1
                 sim[S_DRAWN] = -1
@@ -116,13 +262,26 @@ def play_round(hands, stock, pile, sim, w, par, TT, mkeys, mv, mdw, ws, wr, dv, 
         banned = -1
         if drawn >= 0 and not sim[S_DDU] and hand[drawn] < 2:
             banned = drawn
-        k, after = _greedy_discard(hand, banned, w, par, TT, mkeys, mv, mdw, ws, wr, dv)
+        if policy[cur] == COUNTING:
+            _unseen_for(cur, hands, known, pc, deck, n, unseen)
+            k, after = _counting_discard(hand, banned, sim[S_WENT_OUT] >= 0, unseen,
+                                         known[(cur + 1) % n], w, par, TT, mkeys, mv, mdw, ws,
+                                         wr, dv, out53, dv2)
+        else:
+            k, after = _greedy_discard(hand, banned, w, par, TT, mkeys, mv, mdw, ws, wr, dv)
         hand[k] -= 1
+        if known[cur, k]:
+            known[cur, k] -= 1
         pile[sim[S_NPILE]] = k
+        pc[k] += 1
         sim[S_NPILE] += 1
         sim[S_TURNS] += 1
         if after == 0 and sim[S_WENT_OUT] < 0:
             sim[S_WENT_OUT] = cur
+        if cur == 0:
+            sim[S_MINE] += 1
+            if sim[S_HORIZON] and sim[S_MINE] >= sim[S_HORIZON]:
+                break
         nxt = (cur + 1) % n
         if sim[S_WENT_OUT] >= 0:
             if nxt == sim[S_WENT_OUT]:
@@ -186,11 +345,11 @@ def deal(me, my_hand, known, sizes, pool, nstock, hands, stock):
 
 @njit(cache=True)
 def search(me, my_hand, known, sizes, pool, nstock, pile, npile, sim0, actions, nact,
-           samples, w, par, TT, mkeys, mv, mdw, ws, wr, totals, squares):
-    """Add ``samples`` determinisations: for each, every candidate action (``actions``:
+           samples, deck, policy, w, par, TT, mkeys, mv, mdw, ws, wr, results):
+    """Play ``samples`` determinisations: for each, every candidate action (``actions``:
     0 stock, 1 take, 2 + k discard k, as the action ids) is played and the round rolled out
-    on that same deal (common random numbers). ``totals[a]`` / ``squares[a]`` accumulate
-    the searcher's penalty less the mean of the others' (lower is better) and its square."""
+    on that same deal (common random numbers). ``results[i, a]``: the searcher's penalty less
+    the mean of the others' (lower is better) on deal i after action a."""
     n = sizes.shape[0]
     hands0 = np.zeros((n, 53), np.uint8)
     hands = np.zeros((n, 53), np.uint8)
@@ -201,7 +360,8 @@ def search(me, my_hand, known, sizes, pool, nstock, pile, npile, sim0, actions, 
     sim = np.empty(SIM_SIZE, np.int64)
     dv = np.empty(53, np.int64)
     out = np.empty(n, np.int64)
-    for _ in range(samples):
+    kn = np.empty((n, 53), np.int64)
+    for sample in range(samples):
         ns = deal(me, my_hand, known, sizes, pool, nstock, hands0, stock0)
         for a in range(nact):
             for s in range(n):
@@ -213,6 +373,9 @@ def search(me, my_hand, known, sizes, pool, nstock, pile, npile, sim0, actions, 
                 pile1[i] = pile[i]
             for i in range(SIM_SIZE):
                 sim[i] = sim0[i]
+            for s in range(n):
+                for k in range(53):
+                    kn[s, k] = known[s, k]
             sim[S_NSTOCK] = ns
             sim[S_NPILE] = npile
             act = actions[a]
@@ -222,6 +385,7 @@ def search(me, my_hand, known, sizes, pool, nstock, pile, npile, sim0, actions, 
                     card = pile1[sim[S_NPILE] - 1]
                     sim[S_NPILE] -= 1
                     sim[S_DRAWN] = card
+                    kn[me, card] += 1
                 else:
                     if sim[S_NSTOCK] == 0:
                         top = pile1[sim[S_NPILE] - 1]
@@ -242,6 +406,8 @@ def search(me, my_hand, known, sizes, pool, nstock, pile, npile, sim0, actions, 
             else:  # a discard (going out is decided before the search)
                 k = (act - 2) % 53
                 hand[k] -= 1
+                if kn[me, k]:
+                    kn[me, k] -= 1
                 pile1[sim[S_NPILE]] = k
                 sim[S_NPILE] += 1
                 sim[S_TURNS] += 1
@@ -262,15 +428,12 @@ def search(me, my_hand, known, sizes, pool, nstock, pile, npile, sim0, actions, 
                     for s in range(n):
                         if s != me:
                             rel -= out[s]
-                    x = rel / (n - 1)
-                    totals[a] += x
-                    squares[a] += x * x
+                    results[sample, a] = rel / (n - 1)
                     continue
-            play_round(hands, stock, pile1, sim, w, par, TT, mkeys, mv, mdw, ws, wr, dv, out)
+            play_round(hands, stock, pile1, sim, kn, deck, policy, w, par, TT, mkeys, mv, mdw, ws,
+                       wr, dv, out)
             rel = out[me] * (n - 1)
             for s in range(n):
                 if s != me:
                     rel -= out[s]
-            x = rel / (n - 1)
-            totals[a] += x
-            squares[a] += x * x
+            results[sample, a] = rel / (n - 1)

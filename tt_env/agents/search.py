@@ -1,27 +1,33 @@
 """SearchAgent: determinised Monte-Carlo search from the observation alone.
 
-For a decision worth searching, the agent
+The agent starts from the expected-penalty rule (:class:`tt_env.policies.ExpectedPenalty`, the
+play of ``counting``): its choice, and its shortlist of candidates. When there is a real choice
+(drawing, when taking the top discard would lower the penalty; discarding, when the shortlist
+has two candidates or more; never when going out or on the final turn), it
 
 1. **deals the unseen cards at random** (a *determinisation*): every other seat keeps the cards
    it is known to hold (taken from the discard pile) and gets the rest of its hand from the
    cards this seat has not seen; the stock gets what is left, in random order. Nothing hidden
    is read: the unseen cards, hand sizes, known cards and stock size are in the observation;
-2. **plays each candidate action on the same deals** and rolls the round out to its end with a
-   fast policy for every seat (greedy: take the top discard when it lowers the penalty, discard
-   the card that leaves the fewest points, go out when possible), scoring every hand with the
-   exact solver. The same deals for every action (*common random numbers*) make the paired
-   difference between two actions far less noisy than their values;
-3. **picks the action with the lowest mean** of its own penalty less the others' mean.
+2. **plays each candidate on the same deals** and rolls the round out to its end with a fast
+   policy for every seat, scoring every hand with the exact solver: ``rollout="greedy"`` (take
+   the top discard when it lowers the penalty, discard the card that leaves the fewest points,
+   go out when possible), ``"counting"`` (the expected-penalty rule for every seat: stronger,
+   about twenty times slower) or ``"counting-self"`` (that rule for this seat only). The same
+   deals for every candidate (*common random numbers*) make the paired difference between
+   two candidates far less noisy than their values;
+3. **keeps the rule's choice unless** another candidate's mean (own penalty less the others'
+   mean) is lower by more than ``confidence`` standard errors of the paired difference.
 
-Which decisions are searched: drawing, when taking the top discard would lower the penalty
-(otherwise the stock); discarding, the ``candidates`` best discards within ``margin`` points
-of the best (by the penalty they leave); going out is always taken. The rollouts run in
-compiled code (:mod:`tt_env.agents._search_jit`) on the solver's kernel, so the agent needs
-rules the kernel serves (no cap on wilds per meld); under other rules it plays greedily.
+The rollouts run in compiled code (:mod:`tt_env.agents._search_jit`) on the solver's kernel,
+so the agent needs rules the kernel serves (no cap on wilds per meld); under other rules it
+plays the expected-penalty rule. In the rollouts there are no redemption or joker lay-offs.
 
 Parameters: ``samples`` deals per decision, ``budget`` seconds per decision (it stops adding
 deals past it, after ``min_samples``; ``None``: no limit, so play is exactly reproducible from
-``seed``), ``candidates`` and ``margin`` as above.
+``seed``), ``candidates`` (the shortlist's length at most), ``margin`` (points above the best
+for the shortlist), ``confidence``, ``rollout``, ``horizon`` (stop each rollout after this many
+more turns of this seat and score the hands as they are; 0: at the round's end).
 """
 
 from __future__ import annotations
@@ -31,14 +37,16 @@ import time
 import numpy as np
 
 from ..actions import (
-    DISCARD_ACTION_BASE, DRAW_STOCK_ACTION, GO_OUT_ACTION_BASE, TAKE_DISCARD_ACTION,
+    DRAW_STOCK_ACTION, TAKE_DISCARD_ACTION,
 )
 from ..cards import NUM_KINDS
 from ..observation import observation_layout
+from ..policies import ExpectedPenalty
 from ..valuation import Seen, valuation_for
 from .base import BaseAgent, legal_actions
 
 CHUNK = 8  # deals per compiled call between looks at the clock
+ROLLOUTS = ("greedy", "counting", "counting-self")  # who plays the rollouts how
 
 
 class SearchAgent(BaseAgent):
@@ -47,8 +55,9 @@ class SearchAgent(BaseAgent):
     name = "search"
 
     def __init__(self, num_players: int = 2, rules=None, seed: int | None = None,
-                 samples: int = 48, budget: float | None = None, min_samples: int = 8,
-                 candidates: int = 4, margin: int = 10) -> None:
+                 samples: int = 64, budget: float | None = None, min_samples: int = 16,
+                 candidates: int = 4, margin: int = 12, confidence: float = 1.0,
+                 horizon: int = 0, rollout: str = "greedy") -> None:
         super().__init__(num_players, rules, seed)
         if samples < 1 or min_samples < 1:
             raise ValueError("samples and min_samples must be at least 1")
@@ -59,12 +68,20 @@ class SearchAgent(BaseAgent):
         self.min_samples = int(min_samples)
         self.candidates = int(candidates)
         self.margin = int(margin)
+        self.confidence = float(confidence)
+        self.horizon = int(horizon)
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+        self.rollout = rollout
         self.valuation = valuation_for(self.rules)
+        self.rule = ExpectedPenalty(candidates=max(self.candidates, 4), margin=margin)
+        self._deck = self.valuation.deck.astype(np.int64)
         lay = observation_layout(num_players).slices
         self._sizes = lay["hand_size"]
         self._went_out = lay["went_out"]
         self._jit = None
         self.searched = 0  # decisions searched (for benchmarks)
+        self.switched = 0  # decisions where the search overruled the expected values
         self.deals = 0  # deals played
 
     # -------------------------------------------------------------- acting
@@ -75,34 +92,35 @@ class SearchAgent(BaseAgent):
         seen = self.valuation.see(obs)
         v = self.valuation
         if seen.draw_phase:
-            if not mask[DRAW_STOCK_ACTION]:
-                return TAKE_DISCARD_ACTION
-            if not mask[TAKE_DISCARD_ACTION] or seen.top_discard < 0:
-                return DRAW_STOCK_ACTION
-            take = v.take_value(seen.hand, seen.top_discard, seen.wild_rank)
-            if take >= v.hand_value(seen.hand, seen.wild_rank):
-                return DRAW_STOCK_ACTION  # the top discard does not help
-            actions = [DRAW_STOCK_ACTION, TAKE_DISCARD_ACTION]
-            fallback = TAKE_DISCARD_ACTION
+            action, take, _ = self.rule.draw(v, seen, mask)
+            if np.isnan(take) or take >= v.hand_value(seen.hand, seen.wild_rank):
+                return action  # one draw possible, or the top discard does not help
+            other = DRAW_STOCK_ACTION if action == TAKE_DISCARD_ACTION else TAKE_DISCARD_ACTION
+            actions = [action, other]  # the expected-penalty rule's choice first
         else:
-            _, after, _ = v.discard_choices(seen)
-            table = v.penalties(seen.wild_rank)
-            outs = [k for k in range(NUM_KINDS)
-                    if mask[GO_OUT_ACTION_BASE + k] and after[k] == 0]
-            if outs:
-                return GO_OUT_ACTION_BASE + max(outs, key=lambda k: (table[k], k))
-            choices = sorted((k for k in range(NUM_KINDS) if mask[DISCARD_ACTION_BASE + k]),
-                             key=lambda k: (after[k], -table[k], -k))
-            best = after[choices[0]]
-            short = [k for k in choices[:self.candidates] if after[k] <= best + self.margin]
-            fallback = DISCARD_ACTION_BASE + short[0]
-            if len(short) == 1:
-                return fallback
-            actions = [DISCARD_ACTION_BASE + k for k in short]
-        means = self.action_values(obs, seen, actions)
-        if means is None:
-            return fallback
-        return actions[int(np.argmin(means))]
+            action, shortlist = self.rule.discard(v, seen, mask)
+            if len(shortlist) < 2:
+                return action  # going out, the final turn, or a single candidate
+            actions = [a for a, _ in shortlist[:self.candidates]]
+        results = self.rollouts(obs, seen, actions)
+        if results is None:
+            return actions[0]
+        return actions[self.choose(results)]
+
+    def choose(self, results: np.ndarray) -> int:
+        """The action to play from the deals' results (rows: deals; columns: actions, the
+        incumbent first): the lowest mean, if it beats the incumbent by ``confidence``
+        standard errors of the paired difference; else the incumbent."""
+        means = results.mean(axis=0)
+        best = int(np.argmin(means))
+        if best == 0:
+            return 0
+        diff = results[:, 0] - results[:, best]
+        se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else np.inf
+        if diff.mean() > self.confidence * se:
+            self.switched += 1
+            return best
+        return 0
 
     # -------------------------------------------------------------- the search
     def _kernel(self, wild_rank: int):
@@ -110,9 +128,9 @@ class SearchAgent(BaseAgent):
 
         return _kernel_of(_config(self.rules, wild_rank, None))
 
-    def action_values(self, observation: np.ndarray, seen: Seen, actions: list[int]):
-        """The mean over the deals of each action's own penalty less the others' mean (lower
-        is better), or None when the solver's kernel does not serve these rules."""
+    def rollouts(self, observation: np.ndarray, seen: Seen, actions: list[int]):
+        """The results of the deals (see :meth:`choose`), or None when the solver's kernel
+        does not serve these rules."""
         kernel = self._kernel(seen.wild_rank)
         if kernel is None:
             return None
@@ -124,7 +142,6 @@ class SearchAgent(BaseAgent):
         n = self.num_players
         me_hand = seen.hand.astype(np.uint8)
         known = seen.known.astype(np.int64)
-        known[0] = 0
         sizes = np.rint(observation[self._sizes]).astype(np.int64)
         went = np.flatnonzero(observation[self._went_out] > 0.5)
         below = seen.discard_below
@@ -144,22 +161,29 @@ class SearchAgent(BaseAgent):
         sim0[jit.S_TURN_CAP] = cap
         sim0[jit.S_DDU] = int(self.rules.discard_drawn_upcard)
         sim0[jit.S_N] = n
+        sim0[jit.S_HORIZON] = self.horizon
+        # A draw's own discard does not count: the horizon is in whole turns after this one.
+        sim0[jit.S_MINE] = -1 if seen.draw_phase else 0
         acts = np.array(actions, np.int64)
-        totals = np.zeros(len(actions), np.float64)
-        squares = np.zeros(len(actions), np.float64)
+        policy = np.full(n, jit.GREEDY if self.rollout == "greedy" else jit.COUNTING, np.int64)
+        if self.rollout == "counting-self":
+            policy[1:] = jit.GREEDY
+        results = np.zeros((self.samples, len(actions)), np.float64)
+        pool = seen.unseen.astype(np.int64)
         jit.seed(int(self.rng.integers(2**31 - 1)))
         start = time.perf_counter()
         done = 0
         while done < self.samples:
             chunk = min(CHUNK, self.samples - done)
-            jit.search(0, me_hand, known, sizes, seen.unseen.astype(np.int64), seen.stock_size,
-                       pile_buf, len(pile), sim0, acts, len(actions), chunk, kernel.w,
-                       kernel.par, kernel.TT, kernel.mkeys, kernel.mv, kernel.mdw, kernel.ws,
-                       kernel.wr, totals, squares)
+            jit.search(0, me_hand, known, sizes, pool, seen.stock_size, pile_buf, len(pile),
+                       sim0, acts, len(actions), chunk, self._deck, policy, kernel.w,
+                       kernel.par, kernel.TT,
+                       kernel.mkeys, kernel.mv, kernel.mdw, kernel.ws, kernel.wr,
+                       results[done:done + chunk])
             done += chunk
             if (self.budget is not None and done >= self.min_samples
                     and time.perf_counter() - start > self.budget):
                 break
         self.searched += 1
         self.deals += done
-        return totals / done
+        return results[:done]
