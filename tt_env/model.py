@@ -38,6 +38,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from ._files import atomic_file
 from .actions import DISCARD_ACTION_BASE, GO_OUT_ACTION_BASE, NUM_ACTIONS
 from .cards import NUM_KINDS
 from .features import CARD_WIDTH, CardFeatures
@@ -206,12 +207,10 @@ def save_model(path: str | os.PathLike, weights: Mapping[str, Any],
         raise ValueError(f"reserved names among the weights: {sorted(clash)}")
     # Plain JSON types only (a path or a numpy number becomes its text).
     text = json.dumps(json.loads(json.dumps(metadata, default=str)))
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
+    with atomic_file(path, "wb") as fh:  # a failed write (a full disk) leaves no file behind
         np.savez_compressed(fh, __format__=np.array(MODEL_FORMAT),
                             __version__=np.array(MODEL_VERSION), __metadata__=np.array(text),
                             **arrays)
-    os.replace(tmp, path)
     return path
 
 
