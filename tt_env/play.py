@@ -51,13 +51,16 @@ class TerminalGame:
                  echo: bool = False) -> None:
         from . import three_thirteen_v0
         from .agents import make_agent, spec_label
+        from .engine import check_seed
 
         self.rules = rules
         self.n = rules.num_players
         if not 0 <= seat < self.n:
             raise ValueError(f"seat must be 0..{self.n - 1}, got {seat}")
         self.seat = seat
-        self.seed = seed if seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0])
+        self.seed = check_seed(seed)
         self.input_fn = input_fn
         self.echo = echo  # print each answer (scripted input is not echoed by a terminal)
         self.out = out or sys.stdout
@@ -283,18 +286,19 @@ def parse_answer(answer: str, legal: Sequence[int]) -> int | str:
     sentence saying what is wrong. Accepts a number (1-based, as listed), or words:
     ``draw``, ``take``, ``discard 7H``, ``go out 7H``, ``go out, discard 7H``, ``out 7H``."""
     text = answer.strip()
-    if text.isdigit():
-        i = int(text)
-        if 1 <= i <= len(legal):
-            return legal[i - 1]
-        return f"There is no move {i}: choose 1..{len(legal)}."
+    if text.isdigit():  # also "²" or "٣": str.isdigit() is not only 0-9
+        if text.isascii() and len(text) <= 4 and 1 <= int(text) <= len(legal):
+            return legal[int(text) - 1]
+        shown = text if len(text) <= 12 else text[:12] + "..."
+        return f"There is no move {shown}: choose 1..{len(legal)}."
     words = text.replace(",", " ").split()
     if len(words) == 3 and [w.lower() for w in words[:2]] == ["go", "out"]:
         text = "out " + words[2]
     try:
         action = parse_action(text)
     except ValueError as exc:
-        return f"I do not understand {answer!r}: {exc}"
+        shown = answer if len(answer) <= 40 else answer[:40] + "..."
+        return f"I do not understand {shown!r}: {exc}"
     if action in legal:
         return action
     return f"'{describe(action)}' is not a legal move now; choose one of the list."
@@ -307,7 +311,7 @@ def _parse(name: str):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ._cli import add_rules_arguments
+    from ._cli import add_rules_arguments, non_negative_int
 
     parser = argparse.ArgumentParser(
         prog="tt-play",
@@ -320,7 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
                              f"(default: {','.join(DEFAULT_OPPONENTS)})")
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0 plays first in "
                         "seat order (default: 0)")
-    parser.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
+    parser.add_argument("--seed", type=non_negative_int, default=None,
+                        help="deal seed, an integer >= 0 (default: random)")
     parser.add_argument("--episode", choices=("game", "round"), default="game",
                         help="a whole game (default) or a single round")
     parser.add_argument("--ascii", action="store_true", help="card names without suit symbols")
