@@ -26,17 +26,23 @@ def check_writable(path: str | os.PathLike, what: str) -> Path:
     parent = target.parent
     if not parent.is_dir():
         raise ValueError(f"{what} {path}: no such directory {parent}")
-    probe = _temporary_name(target)
+    check_directory_writable(parent, f"{what} {path}")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise ValueError(f"{what} {path}: the file is read-only")
+    return target
+
+
+def check_directory_writable(directory: str | os.PathLike, what: str) -> None:
+    """:class:`ValueError` starting with ``what`` unless a file can be made in ``directory``
+    (tried with a temporary file, removed at once)."""
+    probe = _temporary_name(Path(directory) / "probe")
     try:
         with open(probe, "xb"):
             pass
         os.unlink(probe)
     except OSError as exc:
-        raise ValueError(f"{what} {path}: cannot write in {parent} "
+        raise ValueError(f"{what}: cannot write in {directory} "
                          f"({exc.strerror or exc})") from None
-    if target.exists() and not os.access(target, os.W_OK):
-        raise ValueError(f"{what} {path}: the file is read-only")
-    return target
 
 
 def _temporary_name(target: Path) -> Path:
