@@ -17,6 +17,15 @@ from functools import lru_cache
 from .rules import PRESETS, Rules
 
 UNSET = object()
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, like every other error of the commands:
+    ``tt-arena: error: argument --workers/-j: expected an integer >= 0, got -3 (see tt-arena
+    --help)``, exit status 2 (argparse prints its whole usage first)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 _SEATS_FIELD = "num_players"  # given as --seats (arena) or --opponents (play)
 
 

@@ -939,9 +939,9 @@ def default_agents(rules: Rules) -> tuple[list[str], list[str]]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ._cli import UNSET, add_rules_arguments, non_negative_int, positive_int
+    from ._cli import UNSET, Parser, add_rules_arguments, non_negative_int, positive_int
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="tt-arena",
         description="Duplicate tournaments between Three Thirteen agents, with 95%% intervals "
                     "over deals. With no arguments: the built-in agents (%s) and the "

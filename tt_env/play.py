@@ -311,9 +311,9 @@ def _parse(name: str):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ._cli import add_rules_arguments, non_negative_int
+    from ._cli import Parser, add_rules_arguments, non_negative_int
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="tt-play",
         description="Play Three Thirteen in the terminal against agents. Answer each prompt "
                     "with a move's number or its words ('draw', 'take', 'discard 7H', "

@@ -80,7 +80,7 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from ._cli import UNSET, rule_overrides  # UNSET: the "flag not given" marker
+from ._cli import UNSET, Parser, rule_overrides  # UNSET: the "flag not given" marker
 from ._files import atomic_file, atomic_path, write_text_atomically
 from .actions import NUM_ACTIONS
 from .features import CardFeatures
@@ -435,7 +435,7 @@ def config_to_toml(config: TrainConfig) -> str:
 def build_parser() -> argparse.ArgumentParser:
     from ._cli import add_rules_arguments
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="tt-train",
         description="Train a Three Thirteen agent with MaskablePPO (sb3-contrib) against a pool "
                     "of opponents and a self-play league. Settings: defaults < --config file < "
@@ -1287,7 +1287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``tt-train``: train, resume (``--resume RUN_DIR``) or plot (``tt-train plot RUN_DIR``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["plot"]:
-        parser = argparse.ArgumentParser(prog="tt-train plot",
+        parser = Parser(prog="tt-train plot",
                                          description="Plot a run's learning curve as a PNG.")
         parser.add_argument("run_dir")
         parser.add_argument("-o", "--output", help="PNG path (default: RUN_DIR/learning_curve.png)")
