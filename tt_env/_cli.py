@@ -25,7 +25,13 @@ class Parser(argparse.ArgumentParser):
     --help)``, exit status 2 (argparse prints its whole usage first)."""
 
     def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)\n")
+
+
+def one_line(message: object) -> str:
+    """``str(message)`` on one line: control characters (a newline in a file name given on the
+    command line) are shown escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(message))
 _SEATS_FIELD = "num_players"  # given as --seats (arena) or --opponents (play)
 
 

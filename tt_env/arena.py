@@ -1091,6 +1091,8 @@ def _write_outputs(result: TournamentResult, json_path: str | None, csv_path: st
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``tt-arena``: run a tournament from the command line; returns the exit status."""
+    from ._cli import one_line
+
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -1102,7 +1104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 progress=not args.quiet and sys.stderr.isatty(),
                                 done=plan.done, elapsed_before=plan.elapsed_before)
     except (ArenaError, ValueError, ImportError, FileNotFoundError) as exc:
-        print(f"tt-arena: error: {exc}", file=sys.stderr)
+        print(f"tt-arena: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except TournamentInterrupted as exc:
         return _interrupted(exc.result, plan, args)

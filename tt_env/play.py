@@ -336,7 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = input,
          out: TextIO | None = None) -> int:
     """``tt-play``: returns the exit status."""
-    from ._cli import rules_from_args
+    from ._cli import one_line, rules_from_args
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -352,7 +352,7 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
                             pretty=False if args.ascii else None,
                             echo=input_fn is input and not sys.stdin.isatty())
     except (ValueError, ImportError) as exc:
-        print(f"tt-play: error: {exc}", file=sys.stderr)
+        print(f"tt-play: error: {one_line(exc)}", file=sys.stderr)
         return 2
     return game.play()
 

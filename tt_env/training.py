@@ -80,7 +80,7 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from ._cli import UNSET, Parser, rule_overrides  # UNSET: the "flag not given" marker
+from ._cli import UNSET, Parser, one_line, rule_overrides  # UNSET: "flag not given"
 from ._files import atomic_file, atomic_path, write_text_atomically
 from .actions import NUM_ACTIONS
 from .features import CardFeatures
@@ -1295,7 +1295,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             print(plot_run(args.run_dir, args.output))
         except (ValueError, OSError) as exc:
-            print(f"tt-train plot: error: {exc}", file=sys.stderr)
+            print(f"tt-train plot: error: {one_line(exc)}", file=sys.stderr)
             return 2
         return 0
     parser = build_parser()
@@ -1321,7 +1321,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_run(config, args.resume)  # everything, before any work or any file
         train(config, command, args.resume)
     except (ValueError, ModelError, OSError) as exc:
-        print(f"tt-train: error: {exc}", file=sys.stderr)
+        print(f"tt-train: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("tt-train: interrupted; continue with --resume and the run directory",
