@@ -6,7 +6,8 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tt_env"
-ENGINE_MODULES = ["cards.py", "rules.py", "melds.py", "going_out.py", "engine.py"]
+ENGINE_MODULES = ["cards.py", "rules.py", "going_out.py", "engine.py"] + [
+    f"melds/{p.name}" for p in sorted((PACKAGE / "melds").glob("*.py"))]
 RL_PACKAGES = {"gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib"}
 
 
@@ -38,6 +39,22 @@ def test_agents_do_not_import_the_engine_state():
         imports = imported_modules(path)
         assert not any(i.endswith("engine") or ".engine." in i or i.endswith(".Game")
                        for i in imports), f"agents/{path.name} imports the engine: {imports}"
+
+
+def test_one_layer_below_the_agents():
+    """Valuation and features work on observations alone and import no agent; no agent imports
+    another agent (the shared pieces live below them, in tt_env.valuation)."""
+    for name in ("valuation.py", "features.py"):
+        imports = imported_modules(PACKAGE / name)
+        assert not any("agents" in i for i in imports), f"{name} imports an agent: {imports}"
+        assert not any(i.endswith("engine") for i in imports), f"{name} imports the engine"
+    own = {p.stem for p in (PACKAGE / "agents").glob("*.py")} - {"__init__", "base"}
+    for path in (PACKAGE / "agents").glob("*.py"):
+        if path.stem == "__init__":
+            continue
+        others = {i.lstrip(".").split(".")[-1] for i in imported_modules(path)} & (
+            own - {path.stem})
+        assert not others, f"agents/{path.name} imports the agent(s) {others}"
 
 
 def test_playing_needs_no_torch():

@@ -150,6 +150,42 @@ def test_round_robin_pairs_only_count_games_together(monkeypatch):
                                                          "counting": 16}
 
 
+def test_title_says_how_the_games_were_made(monkeypatch):
+    monkeypatch.setattr(arena, "play_game", _rigged_play)
+    result = run_tournament(["greedy", "random", "counting"], games=4, seed=1, seats=2,
+                            episode="round")
+    assert result.table().startswith(
+        "tt-arena: 24 games = 4 deals x 3 tables (every 2 of the 3 agents) x 2 seat rotations; "
+        "episode=round, seed=1, standard rules;")
+    result = run_tournament(["greedy", "random"], games=3, seed=0, episode="round")
+    assert result.table().startswith("tt-arena: 6 games = 3 deals x 2 seat rotations; ")
+
+
+def test_a_rating_that_contradicts_the_rank_is_explained(monkeypatch):
+    """Agent 0 wins three deals by 1 point and loses one by 30: more wins (a higher rating),
+    a worse mean score (a lower rank). The table says why they disagree."""
+    def close_wins(match, agents, rules, episode="game"):
+        margin = {0: -1, 1: -1, 2: -1, 3: 30}[match.deal]
+        scores = tuple(50 + (margin if a == 0 else 0) for a in match.seats)
+        best = min(scores)
+        return GameResult(match.deal, match.table, match.rotation, match.seats, scores,
+                          (scores,), (None,), tuple(s for s, x in enumerate(scores) if x == best),
+                          1)
+
+    monkeypatch.setattr(arena, "play_game", close_wins)
+    result = run_tournament(["greedy", "random"], games=4, seed=0, episode="round")
+    assert [s.label for s in result.leaderboard] == ["random", "greedy"]
+    ratings = {s.label: s.rating_ordinal for s in result.agents}
+    if ratings["greedy"] is None:
+        pytest.skip("openskill is not installed")
+    assert ratings["greedy"] > ratings["random"]
+    note = result.rating_note()
+    assert note.startswith("note: the rating puts greedy above random.") and note in result.table()
+    monkeypatch.setattr(arena, "play_game", _rigged_play)
+    assert run_tournament(["greedy", "random"], games=3, seed=0,
+                          episode="round").rating_note() == ""
+
+
 # ---------------------------------------------------------------------------------- real games
 def _dealt_hands(rules: Rules, match: Match, specs) -> list:
     """Every seat's cards at the start of every round of ``match`` played by ``specs``."""

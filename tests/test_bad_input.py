@@ -258,7 +258,7 @@ def test_a_dead_agent_takes_only_none_and_nothing_changes():
 @FUZZ
 @given(seed=junk, options=junk, action=junk)
 def test_single_agent_env_refuses_junk_and_changes_nothing(seed, options, action):
-    env = SingleAgentEnv("random", max_turns_per_round=8)
+    env = SingleAgentEnv("random", max_turns_per_round=8, illegal_action="raise")
     env.reset(seed=5)
     before = pickle.dumps(env)
     try:

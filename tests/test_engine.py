@@ -6,6 +6,8 @@ import json
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tt_env.cards import NUM_KINDS, make_deck, to_counts
 from tt_env.engine import (
@@ -236,3 +238,29 @@ def test_arrange_refuses_a_hand_that_a_draw_would_overflow():
     game.arrange(hands=[[0] * 254, "KD 9C 2C"], stock="AC AC", discard_pile="QC", current=0)
     game.apply("draw stock")  # the 255th copy still fits
     assert game.hand_counts(0)[0] == 255
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.data())
+def test_no_position_without_a_legal_move_while_the_game_goes_on(data):
+    """Arranged deals down to one card a hand and an empty stock or discard pile, then random
+    play: while the game goes on the seat to move always has a legal move (RULES.md: when nothing
+    can be drawn the round ends and is scored; seeded games are checked by the invariants)."""
+    rules = Rules(num_players=data.draw(st.integers(2, 3)),
+                  discard_drawn_upcard=data.draw(st.booleans()),
+                  false_out_penalty=data.draw(st.sampled_from([None, 20])),
+                  redemption=data.draw(st.booleans()), max_turns_per_round=12)
+    kinds = st.integers(0, NUM_KINDS - 2)
+    hands = [data.draw(st.lists(kinds, min_size=1, max_size=4)) for _ in range(rules.num_players)]
+    game = Game(rules, seed=data.draw(st.integers(0, 99)))
+    game.arrange(hands=hands, stock=data.draw(st.lists(kinds, max_size=3)),
+                 discard_pile=data.draw(st.lists(kinds, max_size=3)),
+                 current=data.draw(st.integers(0, rules.num_players - 1)),
+                 round_index=data.draw(st.integers(0, rules.num_rounds - 1)))
+    rnd = random.Random(data.draw(st.integers(0, 2**16)))
+    for _ in range(60):
+        if game.is_over:
+            break
+        moves = game.legal_moves()
+        assert moves, f"no legal move in {game.full_state()}"
+        game.apply(pick(rnd, moves))

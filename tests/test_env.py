@@ -19,8 +19,8 @@ from pettingzoo.test.state_test import test_state_space as pz_state_space_test
 from pettingzoo.utils import wrappers
 
 from tt_env import three_thirteen_v0
-from tt_env.actions import GO_OUT_ACTION_BASE, NUM_ACTIONS, moves_to_actions
-from tt_env.cards import parse_card
+from tt_env.actions import GO_OUT_ACTION_BASE, NUM_ACTIONS, moves_to_actions, parse_action
+from tt_env.cards import parse_card, parse_cards
 from tt_env.engine import Game
 from tt_env.observation import decode, encode, hand_of, top_discard_of
 from tt_env.rules import Rules
@@ -73,7 +73,7 @@ def test_import_and_metadata():
     from tt_env import three_thirteen_v0 as module
 
     assert module.raw_env.metadata["name"] == "three_thirteen_v0"
-    assert module.raw_env.metadata["render_modes"] == ["human", "ansi"]
+    assert module.raw_env.metadata["render_modes"] == ["human", "ansi", "rgb_array"]
     assert module.raw_env.metadata["is_parallelizable"] is False
     env = module.env(num_players=3)
     assert isinstance(env, wrappers.OrderEnforcingWrapper)
@@ -181,6 +181,52 @@ def test_terminal_observation_has_nobody_to_move():
         assert parts["score"][0] * 100 == env.game.scores[env.possible_agents.index(agent)]
 
 
+@pytest.mark.parametrize("episode", ["round", "game"])
+def test_final_observation_shows_the_cards_as_after_the_last_move(episode):
+    """Seat 0 goes out, seat 1 plays its final turn and discards 7D: the episode ends with
+    seat 1 holding its three cards (not four), 7D on top, seat 0's melds on the table, whatever
+    the engine dealt next."""
+    rules = Rules(num_players=2)
+    game = Game(rules, seed=5)
+    game.arrange(hands=["4H 5H 6H", "KC KD 2S"], stock="7D 9C", discard_pile="QH", current=0,
+                 round_index=0 if episode == "round" else rules.num_rounds - 1)
+    env = three_thirteen_v0.raw_env(rules=rules, episode=episode)
+    env.reset(options={"game": game})
+    for move in ("draw stock", "go out, discard 9C", "draw stock", "discard 7D"):
+        env.step(parse_action(move))
+    assert all(env.terminations.values())
+    final = env.game.ended_round()
+    for seat, agent in enumerate(env.possible_agents):
+        obs = env.observe(agent)
+        parts = decode(obs["observation"], 2)
+        assert parts["hand_size"].tolist() == ([0, 3] if seat == 0 else [3, 0])
+        assert top_discard_of(obs["observation"]) == parse_card("7D")
+        assert parts["discard_below"].sum() == 2  # QH and 9C
+        assert parts["table"].sum() == 3 and parts["went_out"].tolist() == [seat == 0, seat == 1]
+        assert not parts["phase"].any() and not parts["to_move"].any()
+        expected = encode(final.view(seat), rules)
+        np.testing.assert_array_equal(obs["observation"], expected)
+        view = env.public_view(agent)
+        assert view["top_discard"] == "7D" and len(view["hand"]) == (0 if seat == 0 else 3)
+        assert view["legal_moves"] == [] and not view["your_turn"]
+    assert decode(env.observe("player_1")["observation"], 2)["hand"].sum() == 3
+    assert final.hand(1) == parse_cards("KC KD 2S")
+
+
+def test_final_observation_of_random_episodes_equals_the_encoded_end_of_round():
+    for episode, kwargs in (("round", {}), ("game", {"max_turns_per_round": 4})):
+        env = three_thirteen_v0.raw_env(num_players=3, episode=episode, **kwargs)
+        env.reset(seed=6)
+        random_play(env, random.Random(1), go_out=0.5)
+        final = env.game.ended_round()
+        for seat, agent in enumerate(env.possible_agents):
+            expected = encode(final.view(seat), env.rules)
+            np.testing.assert_array_equal(env.observe(agent)["observation"], expected)
+            parts = decode(expected, 3)
+            cards = final.rules.rounds[final.round_index].cards
+            assert parts["hand_size"].max() <= cards  # nobody still holds a drawn card
+
+
 # ------------------------------------------------------------------ rewards and episodes
 @pytest.mark.parametrize("n", [2, 3])
 def test_rewards_over_a_game_sum_to_minus_the_final_scores(n):
@@ -226,6 +272,20 @@ def test_relative_rewards():
         others = [scores[o] for o in range(3) if o != s]
         assert totals[agent] == pytest.approx(-(scores[s] - sum(others) / 2))
     assert sum(totals.values()) == pytest.approx(0)
+
+
+def test_relative_reward_is_positive_for_the_player_who_did_better():
+    """reward="relative": the mean of the others' round penalties minus the own (README, env
+    docstring): seat 0 goes out (0 points), seat 1 is left with KC KD 2S (22 points)."""
+    rules = Rules(num_players=2)
+    game = Game(rules, seed=5)
+    game.arrange(hands=["4H 5H 6H", "KC KD 2S"], stock="7D 9C", discard_pile="QH", current=0)
+    env = three_thirteen_v0.raw_env(rules=rules, reward="relative", episode="round")
+    env.reset(options={"game": game})
+    for move in ("draw stock", "go out, discard 9C", "draw stock", "discard 7D"):
+        env.step(parse_action(move))
+    assert env.game.round_results[0].penalties == (0, 22)
+    assert env.rewards == {"player_0": 22.0, "player_1": -22.0}
 
 
 def test_round_episodes_play_the_rounds_of_a_game_in_turn():
@@ -404,6 +464,35 @@ def test_render_ansi_shows_the_table():
     assert "hand  6" in text and "hand  5" in text and "score" in text
     env.step(2 + int(parse_card("KS")))
     assert "K♠ on top" in env.render()
+
+
+def test_render_rgb_array_pictures_the_table():
+    rules = Rules(num_players=2)
+    game = Game(rules, seed=3)
+    game.arrange(hands=["3H 4H 5H 3C KS", "KD 9C 2C 7D 8D"], stock="AS 8S 6C",
+                 discard_pile="QC 7H", current=0, round_index=2)
+    env = three_thirteen_v0.raw_env(rules=rules, render_mode="rgb_array")
+    env.reset(options={"game": game})
+    before = env.render()
+    assert before.shape == (540, 960, 3) and before.dtype == np.uint8
+    env.step(0)  # draw 6C: one more card in the picture
+    after = env.render()
+    assert not np.array_equal(before, after)
+    np.testing.assert_array_equal(after, env.frame())  # render() is frame() of the seat to move
+    assert not np.array_equal(env.frame(seat=1), after)
+    scene = env._scene(None, ())
+    assert scene.melds[0] == tuple(parse_cards("3H 4H 5H"))  # a run in its order
+    assert scene.title == "Round 3/11: 5 cards, 5s wild" and scene.top_discard == parse_card("7H")
+
+
+def test_runs_are_shown_in_their_order_wilds_where_they_stand():
+    from tt_env.melds import solve
+    from tt_env.render import shown_melds
+
+    assert shown_melds(solve("6H 4H 9S 7S 7D 7C", wild_rank=9)) == [
+        parse_cards("7C 7D 7S"), parse_cards("4H 9S 6H")]
+    assert shown_melds(solve("AH KH QH", wild_rank=3, rules=Rules(aces_high=True))) == [
+        parse_cards("QH KH AH")]
 
 
 def test_render_human_prints(capsys):

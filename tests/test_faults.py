@@ -90,7 +90,7 @@ def test_ctrl_c_keeps_the_finished_games_and_resume_plays_the_rest(tmp_path, mon
     captured = capsys.readouterr()
     assert (f"interrupted: 3 of 8 games finished, kept in {out}; play the rest with: "
             f"tt-arena --resume {out}") in captured.err
-    assert "(interrupted: 3 played)" in captured.out
+    assert "tt-arena: 3 of 8 games (interrupted) = 4 deals x 2 seat rotations" in captured.out
     partial = json.loads(out.read_text())
     assert partial["settings"]["complete"] is False and len(partial["games"]) == 3
 

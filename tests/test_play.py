@@ -92,12 +92,30 @@ def test_answers_in_words_and_numbers():
     assert play.parse_answer("out 10S", legal) == legal[2]
     assert "no move 4" in play.parse_answer("4", legal)
     assert "not a legal move" in play.parse_answer("draw", legal)
-    assert "do not understand" in play.parse_answer("discard 7X", legal)
+    assert play.parse_answer("discard 7X", legal).startswith("'7X' is not a card")
 
 
-def test_bad_options():
+def test_a_bad_answer_is_said_once():
+    message = play.parse_answer("nonsense", [0, 1])
+    assert message.count("nonsense") == 1 and "unknown move" not in message
+    assert "1..2" in message and "discard 7H" in message
+
+
+def test_runs_are_shown_in_order_with_wilds_where_they_stand():
+    from tt_env.cards import parse_cards
+    from tt_env.rules import Rules
+
+    game = play.TerminalGame(Rules(aces_high=True), ["random"], seed=0, pretty=False,
+                             out=io.StringIO())
+    assert game.arranged(parse_cards("AH KH QH"), 3) == ("[QH KH AH]", 0)
+    assert game.arranged(parse_cards("6H 4H 9S 2C"), 9)[0] == "[4H 9S* 6H]  loose: 2C"
+
+
+def test_bad_options(capsys):
     assert play.main(["--opponents", "nobody"] + SHORT, input_fn=scripted([]),
                      out=io.StringIO()) == 2
+    error = capsys.readouterr().err
+    assert "unknown agent 'nobody'" in error and "ppo_2p_standard" in error  # models by name
 
 
 def test_tt_play_with_scripted_stdin():

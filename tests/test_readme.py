@@ -1,8 +1,15 @@
-"""The README's Python examples run, and its observation table matches the code."""
+"""The README's Python examples run and print what their comments say; its observation table
+matches the code.
+
+Every ``print(...)`` line of a Python block ends with a comment that is exactly what it prints,
+so a comment cannot drift from the code.
+"""
 
 from __future__ import annotations
 
+import builtins
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,8 +22,18 @@ def test_readme_has_examples():
     assert len(BLOCKS) >= 6
 
 
+def expected_prints(block: str) -> dict[int, str]:
+    """Line number -> the comment of each ``print(`` line of a block."""
+    expected = {}
+    for number, line in enumerate(block.splitlines(), 1):
+        if line.lstrip().startswith("print("):
+            assert " # " in line, f"README line {line.strip()!r} does not say what it prints"
+            expected[number] = line.rsplit(" # ", 1)[1].strip()
+    return expected
+
+
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
-def test_readme_example_runs(index, capsys):
+def test_readme_example_runs_and_prints_what_it_says(index):
     block = BLOCKS[index]
     if "sb3_contrib" in block or "stable_baselines3" in block or "torch" in block:
         pytest.importorskip("sb3_contrib")  # the training examples; the others need no torch
@@ -26,10 +43,39 @@ def test_readme_example_runs(index, capsys):
         pass
     else:
         torch.set_num_threads(1)
-    exec(compile(block, f"README.md block {index}", "exec"), {"__name__": "__readme__"})
+    name = f"README.md block {index}"
+    printed: dict[int, list[str]] = {}
+
+    def readme_print(*args, sep=" ", end="\n", file=None, flush=False):
+        frame = sys._getframe(1)
+        if file is not None or frame.f_code.co_filename != name:
+            return builtins.print(*args, sep=sep, end=end, file=file, flush=flush)
+        printed.setdefault(frame.f_lineno, []).append(sep.join(map(str, args)))
+
+    exec(compile(block, name, "exec"), {"__name__": "__readme__", "print": readme_print})
+    expected = expected_prints(block)
+    assert set(printed) == set(expected)
+    for number, text in expected.items():
+        assert printed[number] == [text], f"{name}, line {number}"
 
 
 def test_readme_observation_table_is_current():
     from tt_env.observation import markdown_table
 
     assert markdown_table(2).strip() in README
+
+
+def test_readme_leaderboard_is_the_plain_output_of_tt_arena():
+    """The block is written by benchmarks/make_readme_leaderboard.py: the command, then what the
+    current code prints for it (its numbers are checked when it is regenerated; its form here)."""
+    from tt_env import arena
+
+    block = README.split("<!-- leaderboard -->\n```text\n", 1)[1].split("\n```\n", 1)[0]
+    lines = block.splitlines()
+    assert lines[0].startswith("$ tt-arena ") and lines[0].endswith(" --plain")
+    assert re.match(r"tt-arena: \d+ games = \d+ deals x \d+ tables \(every 2 of the 4 agents\) "
+                    r"x 2 seat rotations; episode=game, seed=0, standard rules; ", lines[1])
+    assert re.split(r"\s{2,}", lines[3].strip()) == list(arena.TournamentResult._COLUMNS)
+    assert arena._LEGEND in lines and arena._PAIR_TITLE + ":" in lines
+    agents = [re.split(r"\s{2,}", line)[1] for line in lines[5:9]]
+    assert sorted(agents) == sorted([*arena.DEFAULT_AGENTS, *arena.DEFAULT_MODELS])

@@ -178,6 +178,23 @@ def test_player_must_take_discard_when_no_stock_can_be_made():
         game.apply(DRAW_STOCK)
 
 
+def test_round_ends_and_is_scored_when_neither_stock_nor_discard_pile_can_be_drawn():
+    game = scripted(hands=["4H 5H 9C", "KC KD 2S"], stock="", discard_pile="")
+    result = game.round_results[0]
+    assert result.ended_by == "no_cards" and result.went_out is None
+    assert result.penalties == (18, 22)  # threes wild: nothing melds
+    assert game.scores == [18, 22] and game.round_index == 1 and game.legal_moves()
+    last = scripted(hands=["4H 5H 9C", "KC KD 2S"], stock="", discard_pile="", round_index=10)
+    assert last.is_over and last.round_results[0].ended_by == "no_cards"
+    assert not last.legal_moves()
+
+
+def test_arranged_hands_hold_a_card_each():
+    # An empty hand could take the top discard and then have nothing it may discard.
+    with pytest.raises(ValueError, match="at least one card"):
+        scripted(hands=["4H 5H 9C", ""], stock="2C", discard_pile="QH")
+
+
 def test_turn_cap_ends_round_nobody_out():
     game = scripted(Rules(max_turns_per_round=3), hands=["4H 5H 9C", "KC KD 2S"],
                     stock="2H 3S TC 8D 7D", discard_pile="QH")

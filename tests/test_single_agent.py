@@ -7,6 +7,7 @@ one thread and a few thousand steps.
 from __future__ import annotations
 
 import pickle
+import textwrap
 import warnings
 
 import gymnasium
@@ -152,8 +153,8 @@ def test_relative_reward_is_passed_through():
 
 
 # ------------------------------------------------------------------------------ errors
-def test_illegal_learner_action_raises_and_changes_nothing():
-    env = SingleAgentEnv(num_players=3)
+def test_illegal_learner_action_raises_and_changes_nothing_with_raise():
+    env = SingleAgentEnv(num_players=3, illegal_action="raise")
     obs, info = env.reset(seed=4)
     mask = env.action_masks()
     moves = list(env.game.moves)
@@ -180,15 +181,16 @@ def test_step_before_reset_and_after_the_end_raises():
         env.step(0)
 
 
-def test_illegal_action_terminate_ends_the_episode_with_the_illegal_reward():
-    env = SingleAgentEnv(num_players=2, illegal_action="terminate", illegal_reward=-500)
-    env.reset(seed=1)
-    illegal = int(np.flatnonzero(~env.action_masks())[0])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+def test_illegal_action_ends_the_episode_with_the_illegal_reward_by_default(caplog):
+    env = SingleAgentEnv(num_players=2, illegal_reward=-500)
+    for seed in range(5):
+        env.reset(seed=seed)
+        illegal = int(np.flatnonzero(~env.action_masks())[0])
         _, reward, terminated, truncated, info = env.step(illegal)
-    assert (reward, terminated, truncated) == (-500.0, True, False)
-    assert info["illegal_action"] == illegal and not env.action_masks().any()
+        assert (reward, terminated, truncated) == (-500.0, True, False)
+        assert info["illegal_action"] == illegal and not env.action_masks().any()
+    warned = [r for r in caplog.records if "Illegal move" in r.getMessage()]
+    assert len(warned) == 1  # once per environment, not once per illegal move
 
 
 def test_an_opponent_that_plays_an_illegal_action_is_reported():
@@ -220,14 +222,117 @@ def test_bad_arguments():
 
 
 # ------------------------------------------------------------------------------ conventions
-def test_check_env():
-    # check_env steps with unmasked action_space.sample(): under the default
-    # illegal_action="raise" that raises by design, so the checker runs with "terminate".
-    env = gymnasium.make(ENV_ID, num_players=3, episode="round", illegal_action="terminate")
+def test_gymnasium_check_env_passes_with_the_defaults(capsys):
+    # check_env steps with unmasked action_space.sample(): the default illegal_action=
+    # "terminate" ends such an episode, as in unmasked training. It also renders every mode.
+    env = gymnasium.make(ENV_ID)
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+        warnings.simplefilter("error")  # no warning either
         check_env(env.unwrapped)
     env.close()
+    env = gymnasium.make(ENV_ID, num_players=3, episode="round")
+    check_env(env.unwrapped)
+    env.close()
+
+
+def test_sb3_check_env_passes_with_the_defaults(sb3):
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sb3_check_env(gymnasium.make(ENV_ID))
+        sb3_check_env(SingleAgentEnv(num_players=4, rules="one-wild"))
+
+
+def test_rgb_array_frames(sb3):
+    env = gymnasium.make(ENV_ID, render_mode="rgb_array", num_players=3, episode="round",
+                         max_turns_per_round=9)
+    obs, info = env.reset(seed=2)
+    frames = [env.render()]
+    terminated = False
+    while not terminated:
+        obs, _, terminated, _, info = env.step(int(np.flatnonzero(info["action_mask"])[-1]))
+        frames.append(env.render())
+    assert all(f.shape == (540, 960, 3) and f.dtype == np.uint8 for f in frames)
+    assert len({f.tobytes() for f in frames}) == len(frames)  # every step changes the picture
+    assert frames[-1].std() > 10  # not a blank canvas
+
+
+def test_record_video_writes_a_short_video(tmp_path):
+    """Gymnasium's RecordVideo; it needs moviepy (extra ``video``). Without moviepy the frames
+    it would encode are checked by test_rgb_array_frames."""
+    pytest.importorskip("moviepy")
+    from gymnasium.wrappers import RecordVideo
+
+    env = gymnasium.make(ENV_ID, render_mode="rgb_array", episode="round",
+                         max_turns_per_round=4)
+    env = RecordVideo(env, str(tmp_path / "videos"), episode_trigger=lambda episode: True,
+                      disable_logger=True)
+    obs, info = env.reset(seed=0)
+    terminated = False
+    while not terminated:
+        obs, _, terminated, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    env.close()
+    videos = list((tmp_path / "videos").glob("*.mp4"))
+    assert len(videos) == 1 and videos[0].stat().st_size > 1000
+
+
+def test_rgb_array_without_pillow_names_the_extra(monkeypatch):
+    import sys
+
+    from tt_env import render
+
+    render._font.cache_clear()
+    monkeypatch.setitem(sys.modules, "PIL", None)  # import PIL now fails
+    with pytest.raises(ImportError, match=r"tt_env\[render\]"):
+        SingleAgentEnv(render_mode="rgb_array")
+    SingleAgentEnv(render_mode="ansi")  # the other modes need no Pillow
+
+
+def test_make_vec_env_with_dummy_vec_env(sb3):
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    vec = make_vec_env(ENV_ID, n_envs=2, vec_env_cls=DummyVecEnv, seed=0,
+                       env_kwargs=dict(episode="round", opponents="greedy"))
+    obs = vec.reset()
+    for _ in range(20):
+        masks = vec.env_method("action_masks")
+        obs, _, _, _ = vec.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+    assert obs.shape == (2, vec.observation_space.shape[0])
+    assert vec.render().shape == (2 * 540, 960, 3)  # SB3 tiles the frames
+    vec.close()
+
+
+def test_make_vec_env_with_subproc_vec_env_as_a_user_script(sb3, tmp_path):
+    """The idiom of the SB3 docs, run as a script (SubprocVecEnv's workers import it)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = tmp_path / "train.py"
+    script.write_text(textwrap.dedent("""
+        import numpy as np
+        import tt_env
+        from stable_baselines3.common.env_util import make_vec_env
+        from stable_baselines3.common.vec_env import SubprocVecEnv
+
+        if __name__ == "__main__":
+            vec = make_vec_env("tt_env/ThreeThirteen-v0", n_envs=2, vec_env_cls=SubprocVecEnv,
+                               env_kwargs=dict(episode="round", opponents="greedy"), seed=0)
+            obs = vec.reset()
+            for _ in range(10):
+                masks = vec.env_method("action_masks")
+                obs, _, _, _ = vec.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
+            print(obs.shape, vec.get_images()[0].shape)
+            vec.close()
+    """))
+    root = Path(__file__).resolve().parents[1]
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            timeout=300, cwd=tmp_path,
+                            env={**__import__("os").environ, "PYTHONPATH": str(root)})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "(2, 413) (540, 960, 3)"
 
 
 def test_make_with_rules_and_options():

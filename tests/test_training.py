@@ -33,6 +33,7 @@ from tt_env.training import (  # noqa: E402
     load_config_file,
     main,
     parse_pool,
+    learning_curve_figure,
     plot_run,
     train,
 )
@@ -244,3 +245,20 @@ def test_plot_of_a_run(tmp_path):
         "200,2,greedy,10,20,-1.5,-4,1,40,0.55\n")
     out = plot_run(root)
     assert out.exists() and out.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("rollouts", [1, 3])
+def test_plot_shows_a_run_shorter_than_the_smoothing_window(tmp_path, rollouts):
+    import matplotlib.pyplot as plt
+
+    root = tmp_path / "run"
+    root.mkdir()
+    rows = "".join(f"{100 * (i + 1)},1,all,5,{-3 + i}\n" for i in range(rollouts))
+    (root / "progress.csv").write_text("timesteps,wall_time,opponents,episodes,mean_reward\n"
+                                       + rows)
+    fig = learning_curve_figure(root, smooth=10)
+    dots = [[float(x) for x in line.get_xdata()] for line in fig.axes[0].get_lines()
+            if line.get_marker() == "o"]
+    assert dots == [[100.0 * (i + 1) for i in range(rollouts)]]  # every rollout is a point
+    plt.close(fig)
+    assert plot_run(root).exists()

@@ -602,17 +602,40 @@ class TournamentResult:
         lines = [self._title(), ""]
         lines += _grid([list(self._COLUMNS)] + self._rows())
         lines += ["", _LEGEND]
+        note = self.rating_note()
+        if note:
+            lines += [note]
         if self.pairwise:
             lines += ["", _PAIR_TITLE + ":"]
             lines += _grid([[""] + [s.label for s in self.leaderboard]] + self._pair_rows())
         return "\n".join(lines)
 
+    def rating_note(self) -> str:
+        """A sentence when the ratings order the agents otherwise than the leaderboard (which
+        ranks by mean score), saying why; empty when they agree."""
+        board = [s for s in self.leaderboard if s.rating_ordinal is not None]
+        swapped = [(a.label, b.label) for i, a in enumerate(board) for b in board[i + 1:]
+                   if b.rating_ordinal > a.rating_ordinal]
+        if not swapped:
+            return ""
+        pairs = "; ".join(f"{b} above {a}" for a, b in swapped)
+        return (f"note: the rating puts {pairs}. The rank is by mean score; the rating counts "
+                "only who finished ahead of whom, game by game, not by how many points, and "
+                "its uncertainty (3 sigma) is subtracted: when the scores are close the two can "
+                "disagree (see the pairwise intervals).")
+
     def _title(self) -> str:
-        per = self.games_expected // max(1, self.games)
-        played = "" if self.complete else f" (interrupted: {len(self.results)} played)"
-        return (f"tt-arena: {self.games} deals x {per} seatings = {self.games_expected} games"
-                f"{played}, {self.seats} seats, episode={self.episode}, seed={self.seed}, "
-                f"{_rules_brief(self.rules)}; {self.elapsed:.1f} s on {self.workers} worker(s)")
+        tables = len(tables_for(len(self.labels), self.seats))
+        if tables == 1:
+            layout = f"{self.games} deals x {self.seats} seat rotations"
+        else:
+            layout = (f"{self.games} deals x {tables} tables (every {self.seats} of the "
+                      f"{len(self.labels)} agents) x {self.seats} seat rotations")
+        played = (f"{len(self.results)} games" if self.complete else
+                  f"{len(self.results)} of {self.games_expected} games (interrupted)")
+        return (f"tt-arena: {played} = {layout}; episode={self.episode}, "
+                f"seed={self.seed}, {_rules_brief(self.rules)}; {self.elapsed:.1f} s on "
+                f"{self.workers} worker(s)")
 
     def print(self, file=None) -> None:
         """Print the tables: with rich on a terminal (when installed), else as plain text."""
@@ -633,6 +656,9 @@ class TournamentResult:
         for row in self._rows():
             board.add_row(*row)
         console.print(board)
+        note = self.rating_note()
+        if note:
+            console.print(note)
         if self.pairwise:
             pairs = Table(title=_PAIR_TITLE, title_justify="left")
             pairs.add_column("")
@@ -711,8 +737,9 @@ def _pct(est: Estimate) -> str:
     return f"{100 * est.mean:.1f}% ± {100 * est.half_width:.1f}"
 
 
-_LEGEND = ("score: final score per game, lower is better; ± : 95% interval over deals; win "
-           "rate: ties share; out rate: rounds gone out; rating: OpenSkill mu - 3 sigma")
+_LEGEND = ("rank by score: final score per game, lower is better; ± : 95% interval over "
+           "deals; win rate: ties share; out rate: rounds gone out; rating: OpenSkill "
+           "mu - 3 sigma from the finishing order of each game (higher is better)")
 _PAIR_TITLE = ("mean score difference, row minus column, paired by deal (negative: row "
                "better), 95% interval")
 

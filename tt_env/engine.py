@@ -13,6 +13,7 @@ The engine knows nothing of reinforcement learning: :mod:`tt_env.three_thirteen_
 
 from __future__ import annotations
 
+import copy
 import json
 import reprlib
 from dataclasses import dataclass, field
@@ -56,6 +57,12 @@ class Phase(IntEnum):
     DRAW = 0
     DISCARD = 1
     GAME_OVER = 2
+    ROUND_OVER = 3  # only in Game.ended_round(): the round has ended, the game goes on
+
+    @property
+    def in_play(self) -> bool:
+        """True in the phases of a turn (draw, discard): a seat is to move."""
+        return self <= Phase.DISCARD
 
 
 class MoveKind(IntEnum):
@@ -179,7 +186,7 @@ class _Round:
     hands: list[bytearray]  # per seat, 53 counts (bytes: cheap to copy, hash and scan)
     stock: list[int]  # top of the stock is the end of the list
     discard_pile: list[int]  # top discard is the end of the list
-    taken: list[list[int]]  # per seat, counts of cards taken from the discard pile, still held
+    taken: list[list[int]]  # per seat, counts known to be held (public): see Game.known_cards
     table: list[TableMeld] = field(default_factory=list)
     drawn_upcard: int = -1  # the card taken from the discard pile this turn, or -1
     went_out: int | None = None
@@ -218,6 +225,7 @@ class Game:
         self.current = 0
         self._legal_cache: list[Move] | None = None
         self._arranged = False
+        self._ended: tuple[_Round, int, int] | None = None  # see ended_round()
         self._deal()
 
     # ------------------------------------------------------------------ round flow
@@ -275,7 +283,10 @@ class Game:
 
         ``hands`` per seat, ``stock`` bottom first (its last card is drawn next) and
         ``discard_pile`` bottom first, as card strings or kind lists. The cards need not form
-        whole decks. The game can no longer be recorded: its deal is not the seed's.
+        whole decks, but every hand holds at least one card (a seat with none could take the
+        top discard and then have nothing it may discard). With an empty stock and an empty
+        discard pile nothing can be drawn: the round ends at once and is scored (RULES.md).
+        The game can no longer be recorded: its deal is not the seed's.
         """
         # Everything is checked before anything changes: a refused arrangement leaves the game.
         n = self.num_players
@@ -296,6 +307,8 @@ class Game:
                 row[c] += 1
             if max(row) > 254:  # room for one more: a draw adds to a byte
                 raise ValueError("a hand may hold at most 254 cards of one kind")
+            if not any(row):
+                raise ValueError("every hand needs at least one card")
             counts.append(bytearray(row))
         stock_cards, pile_cards = _parse(stock), _parse(discard_pile)
         if round_index is not None:
@@ -313,6 +326,7 @@ class Game:
         self.phase = Phase.DRAW
         self._legal_cache = None
         self._arranged = True
+        self._end_round_if_nothing_to_draw()
 
     # ------------------------------------------------------------------ moves
     def legal_moves(self) -> list[Move]:
@@ -376,6 +390,8 @@ class Game:
         who = f"seat {self.current}"
         if self.phase == Phase.GAME_OVER:
             return "the game is over"
+        if self.phase == Phase.ROUND_OVER:
+            return "the round is over (a snapshot of its end: Game.ended_round)"
         if self.phase == Phase.DRAW:
             if move.kind in (MoveKind.DISCARD, MoveKind.GO_OUT):
                 return f"{who} must draw first (draw stock or take discard), not {move}"
@@ -440,8 +456,7 @@ class Game:
         hand = r.hands[seat]
         hand[card] -= 1
         r.discard_pile.append(card)
-        if r.taken[seat][card] > hand[card]:
-            r.taken[seat][card] = hand[card]
+        self._forget(seat, card)
         r.drawn_upcard = -1
         r.turns += 1
         if going_out and not valid_out:
@@ -465,9 +480,24 @@ class Game:
             return
         self.current = nxt
         self.phase = Phase.DRAW
+        self._end_round_if_nothing_to_draw()
+
+    def _end_round_if_nothing_to_draw(self) -> None:
+        # Decided here (RULES.md): when neither the stock nor the discard pile can be drawn from,
+        # the round ends and is scored. After a discard the pile always has a card, so only an
+        # arranged deal gets here; the check stays at the start of every turn all the same.
+        r = self._round
         if not r.stock and not r.discard_pile:
-            # Decided here (RULES.md): neither can be drawn, the round ends and is scored.
             self._end_round("no_cards")
+
+    def _forget(self, seat: int, card: int) -> None:
+        # A card of this kind left the seat's hand, in public (a discard, a lay-down): one known
+        # copy fewer. With several decks the copy that left may have been held from before and
+        # the taken one still be in the hand; but the table cannot tell them apart, so public
+        # knowledge drops by one whichever it was (reading the hand would leak it).
+        taken = self._round.taken[seat]
+        if taken[card]:
+            taken[card] -= 1
 
     def _lay_down(self, seat: int) -> Arrangement:
         r = self._round
@@ -484,8 +514,7 @@ class Game:
         for cards, shape in zip(melds, shapes):
             for c in cards:
                 hand[c] -= 1
-                if r.taken[seat][c] > hand[c]:
-                    r.taken[seat][c] = hand[c]
+                self._forget(seat, c)
             r.table.append(TableMeld(seat, tuple(cards), shape))
 
     def _joker_penalty(self, seat: int) -> int | None:
@@ -505,8 +534,7 @@ class Game:
             old = r.table[index]
             for c in cards:
                 hand[c] -= 1
-                if r.taken[seat][c] > hand[c]:
-                    r.taken[seat][c] = hand[c]
+                self._forget(seat, c)
             r.table[index] = TableMeld(old.seat, old.cards + tuple(cards), result.table[index])
         arrangement = result.arrangement
         self._move_to_table(seat, arrangement.melds, arrangement.shapes)
@@ -535,12 +563,35 @@ class Game:
             deadwood_points=tuple(deadwood), false_outs=tuple(r.false_outs),
             arrangements=tuple(arrangements), ended_by=ended_by,
         ))
+        self._ended = (r, self.round_index, self.current)  # before the next deal replaces r
         if self.round_index + 1 < rules.num_rounds:
             self.round_index += 1
             self._deal()
         else:
             self.phase = Phase.GAME_OVER
             self._legal_cache = None
+
+    def ended_round(self) -> Game:
+        """The game as it stood right after the last move of the round that ended last.
+
+        The engine scores a round and deals the next one within the move that ends it; this
+        read-only snapshot keeps what that move left on the table: the hands (the cards laid
+        down by a seat that went out are on the table), the discard pile with the last discard on
+        top, the known cards, the turns, with the scores that include the round. Nobody is to
+        move in it: its phase is :attr:`Phase.ROUND_OVER` (:attr:`Phase.GAME_OVER` after the
+        last round) and it has no legal move. For showing how an episode ended; playing on it
+        raises :class:`IllegalMoveError`.
+        """
+        if self._ended is None:
+            raise ValueError("no round has ended yet")
+        snapshot = copy.copy(self)  # shallow: the ended round's state is never changed again
+        snapshot._round, snapshot.round_index, snapshot.current = self._ended
+        snapshot.phase = Phase.GAME_OVER if self.is_over else Phase.ROUND_OVER
+        snapshot._legal_cache = []
+        snapshot.scores = list(self.scores)
+        snapshot.moves = list(self.moves)
+        snapshot.round_results = list(self.round_results)
+        return snapshot
 
     # ------------------------------------------------------------------ views
     @property
@@ -589,8 +640,16 @@ class Game:
         c = self._round.drawn_upcard
         return ALL_CARDS[c] if c >= 0 else None
 
+    def known_cards(self, seat: int) -> tuple[int, ...]:
+        """What everyone knows ``seat`` holds, as 53 counts: the cards it took from the discard
+        pile this round, less one for each card of that kind it discarded or laid down since
+        (never below 0). Derived from public events only: with several decks a seat may discard
+        an identical copy it held from before, so this is a lower bound of what it holds, the
+        same whatever the hidden cards are."""
+        return tuple(self._round.taken[seat])
+
     def taken_from_discard(self, seat: int) -> list[Card]:
-        """Cards ``seat`` took from the discard pile this round and still holds (public)."""
+        """:meth:`known_cards` as cards: what ``seat`` is known to hold (public)."""
         return _cards_of(self._round.taken[seat])
 
     def view(self, seat: int) -> PlayerView:
@@ -750,7 +809,7 @@ class PlayerView:
     discard_pile: tuple[int, ...]  # bottom first
     drawn_upcard: int  # the card this seat took from the discard pile this turn, or -1
     hand_sizes: tuple[int, ...]
-    taken: tuple[tuple[int, ...], ...]  # per seat: counts taken from the discard pile, held
+    taken: tuple[tuple[int, ...], ...]  # per seat: counts known to be held (Game.known_cards)
     went_out: int | None
     table: tuple[TableMeld, ...]
     scores: tuple[int, ...]

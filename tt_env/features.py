@@ -59,12 +59,9 @@ after a stock draw / 10), ``can_take``, ``best_after_discard`` (discard phase / 
 ``turns_left``, then per seat in play order from the observer: ``hand_size`` / (largest deal + 1),
 ``went_out``, ``score`` minus the observer's / 100, known cards / 10, ``dealer``.
 
-Cost: one solver call per decision for the penalties, plus, in the draw phase, a few per unseen card
-kind that could meld with the hand (the others are valued in closed form: thrown back, or kept
-as deadwood beside the best discard; this overlooks the rare meld such a card could make with two
-wild cards) and, with ``lookahead``, as many again for each of the ``candidates`` best
-discards in the discard phase. One to three milliseconds per decision in the 2-player standard
-game (the solver's caches make consecutive turns cheaper).
+Every solver value comes from :mod:`tt_env.valuation` (exact; one batched call per hand valued:
+the draw phase values every unseen draw at once, the discard phase every discard, then one call
+per look-ahead candidate).
 """
 
 from __future__ import annotations
@@ -73,11 +70,10 @@ from typing import Any
 
 import numpy as np
 
-from .agents.greedy import best_after_taking
 from .cards import JOKER, NUM_KINDS, NUM_RANKS
-from .melds import discard_penalties, min_penalty
 from .observation import CARDS_DEALT_SLOTS, MIN_CARDS_DEALT, observation_layout
 from .rules import Rules
+from .valuation import valuation_for
 
 FEATURE_NAME = "card-features"
 FEATURE_VERSION = 1
@@ -146,11 +142,10 @@ class CardFeatures:
         self.global_width = len(GLOBAL_FEATURES) + len(SEAT_FEATURES) * n
         self.size = NUM_KINDS * CARD_WIDTH + self.global_width
         self._slices = self.layout.slices
-        self._deck = np.full(NUM_KINDS, rules.decks, np.float64)
-        self._deck[JOKER] = rules.decks * rules.jokers_per_deck
         self._same, self._near1, self._near2 = _neighbour_tables(rules.aces_high)
         self._rank = np.array([(k % NUM_RANKS + 1) / NUM_RANKS for k in range(JOKER)] + [0.0])
-        self._solved: dict[tuple[bytes, int], int] = {}
+        self._valuation = valuation_for(rules)
+        self._compiled = False  # built on first use
 
     # ------------------------------------------------------------------ the record
     def spec(self) -> dict[str, Any]:
@@ -174,79 +169,9 @@ class CardFeatures:
         return made
 
     # ------------------------------------------------------------------ valuation
-    def best_after_draw(self, counts: bytes | tuple[int, ...], wild_rank: int) -> int:
-        """Fewest penalty of a hand that has just drawn (53 counts), after its best discard.
-
-        Exact, with few solver calls: discarding ``k`` saves at most ``k``'s points, so the
-        cards are tried from the costliest down until no cheaper card can beat the best found.
-        """
-        key = (bytes(counts), wild_rank)
-        hit = self._solved.get(key)
-        if hit is not None:
-            return hit
-        rules = self.rules
-        table = rules.penalty_table(wild_rank)
-        now = min_penalty(key[0], wild_rank, rules)
-        less = bytearray(key[0])
-        best = None
-        for k in sorted((k for k in range(NUM_KINDS) if less[k]), key=lambda k: -table[k]):
-            if best is not None and now - table[k] >= best:
-                break
-            less[k] -= 1
-            value = min_penalty(bytes(less), wild_rank, rules)
-            less[k] += 1
-            if best is None or value < best:
-                best = value
-        best = now if best is None else best
-        if len(self._solved) > 100_000:
-            self._solved.clear()
-        self._solved[key] = best
-        return best
-
-    def _relevant(self, hand: np.ndarray, wild_rank: int) -> np.ndarray:
-        """Card kinds that could join a meld with the hand (the others get the closed form)."""
-        held = np.append(hand[:JOKER] > 0, False)
-        relevant = np.zeros(NUM_KINDS + 1, bool)
-        for table in (self._same, self._near1, self._near2):
-            for j in range(table.shape[1]):
-                relevant[table[held[:NUM_KINDS].nonzero()[0], j]] = True
-        relevant[JOKER] = True
-        relevant[[s * NUM_RANKS + wild_rank - 1 for s in range(4)]] = True
-        relevant[:JOKER] |= held[:JOKER]
-        return relevant[:NUM_KINDS]
-
-    def _after_each_draw(self, hand: np.ndarray, unseen: np.ndarray, wild_rank: int,
-                         now: int, extra: int = -1) -> np.ndarray:
-        """Fewest penalty after drawing each kind (for the unseen kinds and ``extra``) and
-        making the best discard; ``now`` elsewhere."""
-        after = np.full(NUM_KINDS, float(now))
-        table = self.rules.penalty_table(wild_rank)
-        counts = bytearray(int(c) for c in hand)
-        # A card that cannot meld with the hand is either thrown back (the penalty stays) or
-        # kept as deadwood while the hand makes its best discard.
-        drops = discard_penalties(bytes(counts), wild_rank, self.rules) if any(counts) else {}
-        best_drop = min(drops.values(), default=now)
-        relevant = self._relevant(hand, wild_rank)
-        kinds = set(np.flatnonzero(unseen > 0).tolist())
-        if extra >= 0:
-            kinds.add(extra)
-        for x in kinds:
-            if relevant[x]:
-                counts[x] += 1
-                after[x] = self.best_after_draw(counts, wild_rank)
-                counts[x] -= 1
-            else:
-                after[x] = min(now, best_drop + table[x])
-        return after
-
     def expected_after_draw(self, hand: np.ndarray, unseen: np.ndarray, wild_rank: int) -> float:
         """Expected fewest penalty after a stock draw (any unseen card, equally likely)."""
-        now = min_penalty(bytes(int(c) for c in hand), wild_rank, self.rules)
-        total = unseen.sum()
-        if total <= 0:
-            return float(now)
-        after = self._after_each_draw(hand, unseen, wild_rank, now)
-        return float((after * unseen).sum() / total)
+        return self._valuation.expected_after_draw(hand, unseen, wild_rank)
 
     # ------------------------------------------------------------------ the transform
     def __call__(self, observation: np.ndarray) -> np.ndarray:
@@ -254,25 +179,57 @@ class CardFeatures:
         if obs.shape != (self.layout.size,):
             raise ValueError(f"expected an observation of {self.layout.size} values for "
                              f"{self.num_players} players, got shape {obs.shape}")
+        compiled = self._compiled
+        if compiled is False:
+            compiled = self._compiled = self._build_compiled()
+        if compiled is not None:
+            fn, args = compiled
+            out = np.empty(self.size, np.float32)
+            if fn(obs, *args, out):
+                return out
+        return self.reference(obs)
+
+    def _build_compiled(self):
+        """The compiled transform and its fixed arguments, or None (no compiled solver kernel
+        for these rules)."""
+        from .melds import _config, _kernel_of
+
+        kernels = [_kernel_of(_config(self.rules, w, None)) for w in range(1, NUM_RANKS + 1)]
+        if any(k is None for k in kernels):
+            return None
+        from . import _features_jit as fj
+        from .melds._kernel import _Entry
+
+        pars = np.zeros((NUM_RANKS + 1, kernels[0].par.size), np.int64)
+        for w, kernel in enumerate(kernels, start=1):
+            pars[w] = kernel.par
+        k0 = kernels[0]
+        rules = self.rules
+        deck = np.full(NUM_KINDS, rules.decks, np.int64)
+        deck[JOKER] = rules.decks * rules.jokers_per_deck
+        args = (fj.layout_array(self.layout), self.num_players, deck, self._rank.copy(),
+                self._same, self._near1, self._near2, rules.max_cards,
+                bool(rules.discard_drawn_upcard), self.lookahead, self.candidates,
+                self.margin, pars, k0.TT, k0.mkeys, k0.mv, k0.mdw, k0.ws, k0.wr)
+        return _Entry(fj.card_features), args
+
+    def reference(self, observation: np.ndarray) -> np.ndarray:
+        """The transform in numpy (the definition; the compiled twin gives the same numbers)."""
+        obs = np.asarray(observation, np.float32)
         s = self._slices
         rules, n = self.rules, self.num_players
-        hand = np.rint(obs[s["hand"]]).astype(np.int64)
+        seen = self._valuation.see(obs)  # the pieces, and the unseen cards (one definition)
+        hand = seen.hand
         drawn = obs[s["drawn_upcard"]]
         top_row = obs[s["top_discard"]]
-        below = obs[s["discard_below"]].astype(np.float64)
-        on_table = obs[s["table"]].astype(np.float64)
-        known = obs[s["known"]].reshape(n, NUM_KINDS).astype(np.float64)
-        wild_rank = int(np.argmax(obs[s["wild_rank"]])) + 1
-        phase = obs[s["phase"]]
-        draw_phase, discard_phase = phase[0] > 0.5, phase[1] > 0.5
-        final_turn = obs[s["final_turn"]][0] > 0.5
-        tops = np.flatnonzero(top_row)
-        top = int(tops[0]) if tops.size else -1
-
-        unseen = self._deck - hand - below - on_table - known[1:].sum(axis=0)
-        if top >= 0:
-            unseen[top] -= 1
-        np.maximum(unseen, 0, out=unseen)
+        below = seen.discard_below.astype(np.float64)
+        on_table = seen.on_table.astype(np.float64)
+        known = seen.known.astype(np.float64)
+        wild_rank = seen.wild_rank
+        draw_phase, discard_phase = seen.draw_phase, seen.discard_phase
+        final_turn = seen.final_turn
+        top = seen.top_discard
+        unseen = seen.unseen.astype(np.float64)
         decks = float(rules.decks)
         table = np.asarray(rules.penalty_table(wild_rank), np.float64)
 
@@ -308,15 +265,10 @@ class CardFeatures:
             feeds[JOKER] = False
             cards[:, _C["feeds_next"]] = feeds
 
-        counts = tuple(int(c) for c in hand)
-        if draw_phase or discard_phase:
-            now = min_penalty(counts, wild_rank, rules)
-            g[_G["penalty"]] = now / 25.0
         if discard_phase:
-            self._discard_features(cards, g, counts, hand, unseen, wild_rank, drawn, table,
-                                   now, final_turn)
+            self._discard_features(cards, g, hand, unseen, wild_rank, drawn, table, final_turn)
         elif draw_phase:
-            self._draw_features(cards, g, hand, unseen, wild_rank, top, now)
+            self._draw_features(cards, g, hand, unseen, wild_rank, top)
 
         g[_G["draw_phase"]] = draw_phase
         g[_G["discard_phase"]] = discard_phase
@@ -338,14 +290,17 @@ class CardFeatures:
         g[len(GLOBAL_FEATURES):] = seats.reshape(-1)
         return np.concatenate([cards.reshape(-1), g])
 
-    def _draw_features(self, cards, g, hand, unseen, wild_rank, top, now) -> None:
-        after = self._after_each_draw(hand, unseen, wild_rank, now, extra=top)
-        gain = (now - after) / 10.0
-        mask = unseen > 0
+    def _draw_features(self, cards, g, hand, unseen, wild_rank, top) -> None:
+        v = self._valuation
+        weights = unseen.astype(np.int64)
         if top >= 0:
-            mask = mask.copy()
-            mask[top] = True
-        cards[:, _C["draw_gain"]] = np.where(mask, gain, 0.0)
+            weights = weights.copy()
+            weights[top] += 1  # valued too (draw_gain), though not a stock draw
+        after = v.after_draw(hand, wild_rank, weights)
+        now = v.hand_value(hand, wild_rank)
+        g[_G["penalty"]] = now / 25.0
+        gain = (now - after) / 10.0
+        cards[:, _C["draw_gain"]] = np.where(weights > 0, gain, 0.0)
         total = unseen.sum()
         if total > 0:
             g[_G["stock_gain"]] = (now - (after * unseen).sum() / total) / 10.0
@@ -356,27 +311,31 @@ class CardFeatures:
             if self.rules.discard_drawn_upcard or hand[top] > 0:
                 take = after[top]
             else:
-                take = best_after_taking(tuple(int(c) for c in hand), top, wild_rank, self.rules)
+                take = v.take_value(hand, top, wild_rank)
             g[_G["take_gain"]] = (now - take) / 10.0
 
-    def _discard_features(self, cards, g, counts, hand, unseen, wild_rank, drawn, table, now,
+    def _discard_features(self, cards, g, hand, unseen, wild_rank, drawn, table,
                           final_turn) -> None:
-        penalties = discard_penalties(counts, wild_rank, self.rules)
+        v = self._valuation
+        penalties = v.discard_values(hand, wild_rank)
+        now = v.hand_value(hand, wild_rank)
+        g[_G["penalty"]] = now / 25.0
+        held = np.flatnonzero(penalties >= 0)
         banned = -1
         hits = np.flatnonzero(drawn)
         if hits.size and not self.rules.discard_drawn_upcard and hand[hits[0]] < 2:
             banned = int(hits[0])
-        allowed = {k: p for k, p in penalties.items() if k != banned} or penalties
+        allowed = {int(k): int(penalties[k]) for k in held if k != banned} or {
+            int(k): int(penalties[k]) for k in held}
         best = min(allowed.values())
         g[_G["best_after_discard"]] = best / 25.0
         g[_G["can_go_out"]] = best == 0
-        for k, p in penalties.items():
-            row = cards[k]
-            row[_C["after_discard"]] = p / 25.0
-            row[_C["vs_best_discard"]] = (p - best) / 10.0
-            row[_C["best_discard"]] = p == best
-            row[_C["goes_out"]] = p == 0
-            row[_C["saving"]] = (now - p) / 10.0
+        p = penalties[held].astype(np.float64)
+        cards[held, _C["after_discard"]] = p / 25.0
+        cards[held, _C["vs_best_discard"]] = (p - best) / 10.0
+        cards[held, _C["best_discard"]] = p == best
+        cards[held, _C["goes_out"]] = p == 0
+        cards[held, _C["saving"]] = (now - p) / 10.0
         if not self.lookahead or final_turn or best == 0 or unseen.sum() <= 0:
             return
         ranked = sorted(allowed, key=lambda k: (allowed[k], -table[k], -k))
@@ -385,7 +344,7 @@ class CardFeatures:
                 break
             less = hand.copy()
             less[k] -= 1
-            expected = self.expected_after_draw(less, unseen, wild_rank)
+            expected = v.expected_after_draw(less, unseen, wild_rank)
             cards[k, _C["lookahead_gain"]] = (allowed[k] - expected) / 10.0
             cards[k, _C["candidate"]] = 1.0
 

@@ -94,8 +94,10 @@ _COMMON: tuple[Piece, ...] = (
     _P("turns_left", 1, False, "unit", "fraction",
        "turns left before the round ends by the turn cap / `max_turns_per_round`"),
     _P("known", NUM_KINDS, True, "copies", "count",
-       "per seat: cards it took from the discard pile and still holds (public); row 0 shows "
-       "what the others know of the observer's hand"),
+       "per seat: cards it is known to hold: taken from the discard pile this round, less one "
+       "for each card of that kind it discarded or laid down since (public events only: with "
+       "several decks the copy that left may be another); row 0 shows what the others know of "
+       "the observer's hand"),
     _P("hand_size", 1, True, "hand", "count", "per seat: cards held"),
     _P("went_out", 1, True, "one", "0/1", "per seat: 1 for the seat that went out this round"),
     _P("score", 1, True, "score", "points / 100", "per seat: cumulative score of the game / 100"),
@@ -236,7 +238,7 @@ def encode(view: PlayerView, rules: Rules) -> np.ndarray:
         for c in meld.cards:
             p["table"][c] += 1
     _encode_round(p, rules, view.round_index, view.wild_rank, view.cards_dealt)
-    if view.phase != Phase.GAME_OVER:
+    if view.phase.in_play:
         p["phase"][int(view.phase)] = 1
     p["final_turn"][0] = view.went_out is not None
     p["stock_size"][0] = view.stock_size / _total_cards(rules)
@@ -247,7 +249,7 @@ def encode(view: PlayerView, rules: Rules) -> np.ndarray:
         p["hand_size"][k] = view.hand_sizes[s]
         p["went_out"][k] = view.went_out == s
         p["score"][k] = view.scores[s] / SCORE_SCALE
-        p["to_move"][k] = view.current == s and view.phase != Phase.GAME_OVER
+        p["to_move"][k] = view.current == s and view.phase.in_play
         p["dealer"][k] = view.dealer == s
     return out
 
@@ -371,8 +373,7 @@ class IncrementalEncoder:
         hands = game.all_hands()
         for s in range(n):
             p["hands"][s] = hands[s]
-            for c in game.taken_from_discard(s):
-                p["known"][s, c] += 1
+            p["known"][s] = game.known_cards(s)
         self._drawn_at = -1
         drawn = game.drawn_upcard
         if drawn is not None:
@@ -387,8 +388,7 @@ class IncrementalEncoder:
             for c in meld.cards:
                 p["table"][c] += 1
         _encode_round(p, rules, game.round_index, game.wild_rank, game.cards_dealt)
-        over = game.is_over
-        if not over:
+        if game.phase.in_play:
             p["phase"][int(game.phase)] = 1
             p["to_move"][game.current] = 1
         went_out = game.went_out
@@ -401,11 +401,12 @@ class IncrementalEncoder:
             p["score"][s] = game.scores[s] / SCORE_SCALE
             p["dealer"][s] = game.dealer == s
 
-    def finish(self, game: Game) -> None:
-        """End of an episode: the scores become final and nobody is to move; the cards stay as
-        they were at the last move (the next round, already dealt by the engine, stays hidden)."""
+    def finish(self, final: Game) -> None:
+        """End of an episode: the vector shows ``final``, the game as the episode left it, with
+        nobody to move. When the last move ended a round, pass :meth:`Game.ended_round`: the
+        engine has already dealt the next round, which stays hidden."""
+        self.sync(final)
         slay = state_layout(self.num_players)
-        self.v[slay.slices["score"]] = np.asarray(game.scores, np.float32) / SCORE_SCALE
         self.v[slay.slices["phase"]] = 0
         self.v[slay.slices["to_move"]] = 0
 
@@ -414,8 +415,8 @@ class IncrementalEncoder:
         """Apply a legal ``action`` to ``game`` and update the vector.
 
         Returns True when the move ended the round (the engine has then scored it and dealt the
-        next round or ended the game; the vector is left as it was before the deal: call
-        :meth:`sync` or :meth:`finish`).
+        next round or ended the game; the vector is left as it was before that move: call
+        :meth:`sync`, or :meth:`finish` with :meth:`Game.ended_round`).
         """
         move = ACTION_TO_MOVE[action]
         seat = game.current
@@ -462,10 +463,9 @@ class IncrementalEncoder:
             return False
         card = move.card
         row = seat * NUM_KINDS + card
-        held = m[self._hands + row] - 1.0
-        m[self._hands + row] = held
-        if m[self._known + row] > held:  # a known copy left the hand
-            m[self._known + row] = held
+        m[self._hands + row] -= 1.0
+        if m[self._known + row]:  # one known copy fewer: public events only (Game.known_cards)
+            m[self._known + row] -= 1.0
         if self._drawn_at >= 0:
             m[self._drawn_at] = 0.0
             self._drawn_at = -1
@@ -542,7 +542,7 @@ def public_view(view: PlayerView, rules: Rules, pretty: bool = False) -> dict[st
             "score": view.scores[s],
             "went_out": view.went_out == s,
             "dealer": view.dealer == s,
-            "to_move": view.current == s and view.phase != Phase.GAME_OVER,
+            "to_move": view.current == s and view.phase.in_play,
         })
     return {
         "seat": view.seat,
@@ -551,7 +551,7 @@ def public_view(view: PlayerView, rules: Rules, pretty: bool = False) -> dict[st
         "cards_dealt": view.cards_dealt,
         "wild_rank": RANK_NAMES[view.wild_rank],
         "phase": view.phase.name.lower().replace("_", " "),
-        "your_turn": view.current == view.seat and view.phase != Phase.GAME_OVER,
+        "your_turn": view.current == view.seat and view.phase.in_play,
         "final_turn": view.went_out is not None,
         "hand": _names(_counts_to_cards(view.hand), pretty),
         "drawn_upcard": _names([view.drawn_upcard], pretty)[0] if view.drawn_upcard >= 0 else None,

@@ -101,12 +101,13 @@ class TerminalGame:
         return (c.suit_index if not c.is_joker else 9, c.rank)
 
     def arranged(self, cards, wild_rank: int) -> tuple[str, int]:
-        """The hand as ``[meld] [meld] | loose cards`` and its deadwood points."""
+        """The hand as ``[meld] [meld] | loose cards`` and its deadwood points (a run in its
+        order, each wild where it stands)."""
         from .melds import solve
+        from .render import shown_melds
 
         arrangement = solve(list(cards), wild_rank, self.rules)
-        melds = ["[" + self.cards(sorted(m, key=self._order), wild_rank) + "]"
-                 for m in arrangement.melds]
+        melds = ["[" + self.cards(m, wild_rank) + "]" for m in shown_melds(arrangement)]
         loose = self.cards(sorted(arrangement.deadwood, key=self._order), wild_rank)
         text = " ".join(melds)
         if loose:
@@ -204,8 +205,8 @@ class TerminalGame:
                      "not be discarded this turn.)")
 
     def _ask(self, obs: dict) -> int:
-        from .melds import discard_penalties
         from .observation import hand_of
+        from .valuation import valuation_for
 
         g = self.env.game
         view = self.env.public_view(self.env.possible_agents[self.seat])
@@ -213,20 +214,28 @@ class TerminalGame:
         wild = g.wild_rank
         self._show(view, hand, wild)
         legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
-        after = {}
-        if legal and legal[0] >= 2:
-            counts = [0] * 53
-            for c in hand:
-                counts[c] += 1
-            after = discard_penalties(tuple(counts), wild, self.rules)
+        # Hints from the valuation layer (what the observation allows, nothing hidden): the
+        # deadwood left by each discard; for a draw, what taking the top discard leaves after
+        # the best discard and what a stock draw leaves on average.
+        valuation = valuation_for(self.rules)
+        seen = valuation.see(obs["observation"])
+        after, take, stock = None, None, None
+        if seen.discard_phase:
+            _, after, _ = valuation.discard_choices(seen)
+        elif seen.draw_phase:
+            _, _, stock, take = valuation.draw_values(seen)
         self.say("Your moves:")
         for i, a in enumerate(legal, 1):
             text = describe(a, pretty=self.pretty)
             if a == TAKE_DISCARD_ACTION and g.top_discard is not None:
                 text += f" ({self.card(g.top_discard, wild)})"
-            if a >= 2:
+                if take is not None and take >= 0:
+                    text += f"   -> deadwood {take} after the best discard"
+            if a == DRAW_STOCK_ACTION and stock is not None:
+                text += f"   -> deadwood {stock:.1f} on average after the best discard"
+            if a >= 2 and after is not None:
                 kind = (a - 2) % 53
-                text += f"   -> deadwood {after.get(kind, '?')}"
+                text += f"   -> deadwood {after[kind] if after[kind] >= 0 else '?'}"
             self.say(f"  {i:>2}) {text}")
         while True:
             answer = self.input_fn("Your move (number or words, 'help'): ").strip()
@@ -254,10 +263,12 @@ class TerminalGame:
                else "", "turn_cap": "the turn limit was reached",
                "no_cards": "no card could be drawn"}.get(result.ended_by, result.ended_by)
         self.say(f"--- Round {result.round_index + 1} over: {how}. ---")
+        from .render import shown_melds
+
         for s in range(self.n):
             arrangement = result.arrangements[s]
-            melds = " ".join("[" + self.cards(sorted(m, key=self._order), result.wild_rank) + "]"
-                             for m in arrangement.melds)
+            melds = " ".join("[" + self.cards(m, result.wild_rank) + "]"
+                             for m in shown_melds(arrangement))
             loose = self.cards(sorted(arrangement.deadwood, key=self._order), result.wild_rank)
             self.say(f"  {self.names[s]:<22} penalty {result.penalties[s]:>3}   "
                      f"{melds}{'  loose: ' + loose if loose else ''}")
@@ -289,19 +300,26 @@ def parse_answer(answer: str, legal: Sequence[int]) -> int | str:
     if text.isdigit():  # also "²" or "٣": str.isdigit() is not only 0-9
         if text.isascii() and len(text) <= 4 and 1 <= int(text) <= len(legal):
             return legal[int(text) - 1]
-        shown = text if len(text) <= 12 else text[:12] + "..."
-        return f"There is no move {shown}: choose 1..{len(legal)}."
+        return f"There is no move {_shorten(text, 12)}: choose 1..{len(legal)}."
     words = text.replace(",", " ").split()
     if len(words) == 3 and [w.lower() for w in words[:2]] == ["go", "out"]:
         text = "out " + words[2]
     try:
         action = parse_action(text)
     except ValueError as exc:
-        shown = answer if len(answer) <= 40 else answer[:40] + "..."
-        return f"I do not understand {shown!r}: {exc}"
+        if str(exc).startswith("unknown card"):
+            return (f"{_shorten(words[-1], 20)!r} is not a card: give a rank (A, 2..10, J, Q, "
+                    "K) and a suit (C, D, H, S), as in 7H or 10S; JK is the joker.")
+        return (f"I do not understand {_shorten(answer, 40)!r}: answer with a move's number "
+                f"(1..{len(legal)}) or its words: draw, take, discard 7H, go out 7H.")
     if action in legal:
         return action
     return f"'{describe(action)}' is not a legal move now; choose one of the list."
+
+
+def _shorten(text: str, size: int) -> str:
+    """``text``, cut to ``size`` characters (an answer may be a 5,000-digit number)."""
+    return text if len(text) <= size else text[:size] + "..."
 
 
 def _parse(name: str):

@@ -56,17 +56,22 @@ argument               default        meaning
                                       ``player_<seat>``); ``None``: drawn per episode from the
                                       env's seeded generator
 ``render_mode``        ``None``       ``"human"`` prints the table after every ``reset``/``step``
-                                      (with the opponents' moves in between), ``"ansi"``: text
+                                      (with the opponents' moves in between), ``"ansi"``: text,
+                                      ``"rgb_array"``: a picture (Pillow, extra ``render``), for
+                                      Gymnasium's ``RecordVideo`` and SB3's ``VecVideoRecorder``
 ``rules``, any         as RULES.md    as :class:`~tt_env.three_thirteen_v0.raw_env`
 ``Rules`` field
 ``episode``            ``"game"``     ``"game"`` or ``"round"`` (a reset without a seed plays the
                                       next round of the same game, the seat drawn anew if not
                                       fixed)
 ``reward``             ``"penalty"``  ``"penalty"`` or ``"relative"``, as the AEC environment
-``illegal_action``     ``"raise"``    ``"raise"``: an illegal learner action raises
+``illegal_action``     ``"terminate"`` ``"terminate"`` (as ``three_thirteen_v0.env()``): an
+                                      illegal learner action ends the episode (``terminated``)
+                                      with ``illegal_reward``, ``info["illegal_action"]`` says
+                                      which (one warning per environment, not one per move);
+                                      ``"raise"``: it raises
                                       :class:`~tt_env.three_thirteen_v0.IllegalActionError` and
-                                      changes nothing; ``"terminate"``: it ends the episode
-                                      (``terminated``) with ``illegal_reward``
+                                      changes nothing (to catch a bug in masked training)
 ``illegal_reward``     ``None``       as the AEC environment
 =====================  =============  ===========================================================
 
@@ -78,9 +83,12 @@ for that episode. ``info`` holds the learner's AEC info (``round``, ``score``, `
 agent name, the key in ``scores``) and ``action_mask``. ``truncated`` is always False: every round
 ends by the rules (the turn cap, ``max_turns_per_round``, is a rule, scored as usual).
 
-Note for ``gymnasium.utils.env_checker.check_env``: it steps with ``action_space.sample()``,
-unmasked, so in the default ``illegal_action="raise"`` it hits an illegal action and raises by
-design; check the environment with ``illegal_action="terminate"``.
+The checkers of Gymnasium (``gymnasium.utils.env_checker.check_env``) and Stable-Baselines3
+(``stable_baselines3.common.env_checker.check_env``) step with unmasked random actions: with the
+default ``illegal_action="terminate"`` these end the episode, as they would in any unmasked
+training, and both checkers pass. ``make_vec_env("tt_env/ThreeThirteen-v0", n_envs=...,
+vec_env_cls=SubprocVecEnv, env_kwargs=...)`` works as written (it asks for
+``render_mode="rgb_array"``).
 """
 
 from __future__ import annotations
@@ -95,15 +103,14 @@ from gymnasium.error import ResetNeeded
 
 from .actions import NUM_ACTIONS, describe
 
-ENV_ID = "tt_env/ThreeThirteen-v0"
-ENTRY_POINT = "tt_env.single_agent:SingleAgentEnv"
+from . import _ENTRY_POINT as ENTRY_POINT, ENV_ID, _register_env
 
 
 def register_envs() -> None:
     """Register :data:`ENV_ID` with Gymnasium (idempotent), so that
-    ``gymnasium.make("tt_env/ThreeThirteen-v0", **kwargs)`` builds a :class:`SingleAgentEnv`."""
-    if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point=ENTRY_POINT)
+    ``gymnasium.make("tt_env/ThreeThirteen-v0", **kwargs)`` builds a :class:`SingleAgentEnv`.
+    ``import tt_env`` does it already; this is for code that wants to say so."""
+    _register_env()
 
 
 class OpponentError(RuntimeError):
@@ -119,7 +126,7 @@ class SingleAgentEnv(gymnasium.Env):
     ``learner`` (its agent name).
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -132,13 +139,13 @@ class SingleAgentEnv(gymnasium.Env):
         # The AEC environment and the agents are imported here, not at module level, so that
         # importing this module (to register the environment) costs only Gymnasium.
         from .observation import observation_space
-        from .three_thirteen_v0 import raw_env
+        from .three_thirteen_v0 import check_render_mode, raw_env
 
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
-        env_kwargs.setdefault("illegal_action", "raise")
-        # The AEC env renders text on demand only; this env decides when to print it.
-        self.aec_env = raw_env(render_mode="ansi" if render_mode else None, **env_kwargs)
+        check_render_mode(render_mode, self.metadata["render_modes"])
+        env_kwargs.setdefault("illegal_action", "terminate")
+        # The AEC env renders on demand only (text or frame); this env decides when to show it.
+        self.aec_env = raw_env(render_mode="ansi" if render_mode in ("human", "ansi") else None,
+                               **env_kwargs)
         self.rules = rules = self.aec_env.rules
         n = rules.num_players
         if rules.turn_cap < n:
@@ -230,13 +237,13 @@ class SingleAgentEnv(gymnasium.Env):
     # ------------------------------------------------------------------ step
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play the learner's ``action``, then the opponents until the learner is to move again
-        or the episode is over. An illegal action raises
-        :class:`~tt_env.three_thirteen_v0.IllegalActionError` and changes nothing (under
-        ``illegal_action="terminate"`` it ends the episode instead)."""
+        or the episode is over. An illegal action ends the episode (``illegal_action=
+        "terminate"``, the default) or raises
+        :class:`~tt_env.three_thirteen_v0.IllegalActionError` and changes nothing (``"raise"``)."""
         if self._done:
             raise ResetNeeded("the episode is over (or never began): call reset() before step()")
         aec = self.aec_env
-        aec.step(action)  # checks the action first: an illegal one raises, nothing is changed
+        aec.step(action)  # checks the action first: an illegal one ends the episode or raises
         if self.render_mode is not None:
             self._moves = [(self.learner, int(action))]
         self._done = self._play_opponents()
@@ -319,9 +326,19 @@ class SingleAgentEnv(gymnasium.Env):
         return self.aec_env.game
 
     # ------------------------------------------------------------------ render
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """``"human"``: print the table; ``"ansi"``: return it as text; ``"rgb_array"``: a
+        picture of it with the learner's hand and the moves since the learner's last action
+        (:meth:`~tt_env.three_thirteen_v0.raw_env.frame`)."""
         from .three_thirteen_v0 import render_text
 
+        if self.render_mode == "rgb_array":
+            seat = self.learner_seat
+            notes = [f"{who}{' (learner)' if who == self.learner else ''}: {describe(action)}"
+                     for who, action in self._moves]
+            if self.learner is not None:
+                notes.insert(0, f"learner: {self.learner}")
+            return self.aec_env.frame(seat, notes[-5:])
         return render_text(self.render_mode, self._text)
 
     def _text(self) -> str:

@@ -36,10 +36,10 @@ three_thirteen_v0.env(rules=Rules.preset("one-wild"), num_players=4, jokers_per_
 | any `Rules` field | as `RULES.md` | `num_players`, `max_wilds_per_meld`, `unused_wild_penalty`, `aces_high`, `court_values`, `extra_rounds`, `there_and_back`, `jokers_per_deck`, `joker_layoff`, `redemption`, `double_court_rounds`, `all_wild_melds`, `false_out_penalty`, `discard_drawn_upcard`, `max_turns_per_round`, `num_decks` |
 | `rules` | `Rules()` | a `tt_env.Rules`, a preset name (`"standard"`, `"one-wild"`) or a dict; single fields given as keywords override the fields it leaves at their default (setting one field both ways to different values is an error) |
 | `episode` | `"game"` | `"game"`: an episode is a whole game; `"round"`: one round (after an episode that ended with its round, a reset without a seed plays the next round of the same game; otherwise, or after the last round, a new game) |
-| `reward` | `"penalty"` | `"penalty"`: minus the own round penalty; `"relative"`: minus (own penalty − mean of the others') |
-| `illegal_action` | `"raise"` (`raw_env`), `"terminate"` (`env`) | `"raise"`: an illegal action raises `IllegalActionError` and changes nothing; `"terminate"`: as PettingZoo's `TerminateIllegalWrapper`, it ends the episode, the offender gets `illegal_reward` and the others 0 |
+| `reward` | `"penalty"` | `"penalty"`: minus the own round penalty; `"relative"`: the mean of the others' round penalties minus the own (positive when better than the table) |
+| `illegal_action` | `"raise"` (`raw_env`), `"terminate"` (`env`) | `"raise"`: an illegal action raises `IllegalActionError` and changes nothing; `"terminate"`: as PettingZoo's `TerminateIllegalWrapper`, it ends the episode, the offender gets `illegal_reward` and the others 0 (the warning is logged once per environment, not once per illegal action) |
 | `illegal_reward` | `None` | reward for an illegal action under `"terminate"`; `None`: minus the worst score a player can get in the episode, so an illegal move never pays |
-| `render_mode` | `None` | `"human"` prints the table after every step, `"ansi"` makes `render()` return the text |
+| `render_mode` | `None` | `"human"` prints the table after every step, `"ansi"` makes `render()` return the text, `"rgb_array"` a picture of the table (`raw_env.frame`: a (540, 960, 3) `uint8` array; needs Pillow: `pip install "tt_env[render]"`) |
 
 Unknown keywords raise a `TypeError` that lists the valid ones. An action outside 0..107 raises
 `ActionOutOfBoundsError` (an `AssertionError`, as PettingZoo's `AssertOutOfBoundsWrapper` does)
@@ -74,16 +74,18 @@ next player, and so on. Nothing hidden is in it: other hands and the stock order
 | `final_turn` | (1,) | 0/1 | 1 once a player has gone out this round: every other player has one last turn |
 | `stock_size` | (1,) | fraction | cards in the stock / cards in the decks |
 | `turns_left` | (1,) | fraction | turns left before the round ends by the turn cap / `max_turns_per_round` |
-| `known` | (n, 53) | count | per seat: cards it took from the discard pile and still holds (public); row 0 shows what the others know of the observer's hand |
+| `known` | (n, 53) | count | per seat: cards it is known to hold: taken from the discard pile this round, less one for each card of that kind it discarded or laid down since (public events only: with several decks the copy that left may be another); row 0 shows what the others know of the observer's hand |
 | `hand_size` | (n,) | count | per seat: cards held |
 | `went_out` | (n,) | 0/1 | per seat: 1 for the seat that went out this round |
 | `score` | (n,) | points / 100 | per seat: cumulative score of the game / 100 |
 | `to_move` | (n,) | one-hot | per seat: 1 for the seat to move |
 | `dealer` | (n,) | one-hot | per seat: 1 for the dealer of the round |
 
-The observation at the end of an episode keeps the cards as they were after the last move (the
-engine has already dealt the next round in `episode="round"`; that deal is not shown), with the
-final scores and nobody to move.
+The observation at the end of an episode shows the cards as the last move left them: the last
+discard is on top of the pile and no longer in the hand, the melds of a player who went out are on
+the table; with the final scores and nobody to move (`phase` and `to_move` all zeros).
+`public_view` shows the same position. It is `game.ended_round()` of the engine: in
+`episode="round"` the engine has already dealt the next round, which is not shown.
 
 `state()` (`state_space`) is the perfect-information state for centralised critics and
 debugging: the same pieces in absolute seat order with every hand (`hands`, (n, 53)) and the
@@ -119,12 +121,13 @@ inverse.
 
 When a round ends every agent gets minus its penalty points for that round (after doubling in
 the court rounds with `double_court_rounds`); every other step gives 0. Over a game the rewards of
-an agent add up to minus its final score. With `reward="relative"` the reward is minus (own round
-penalty − the mean of the other players' round penalties), so it sums to 0 over the table.
+an agent add up to minus its final score. With `reward="relative"` the reward is the mean of the
+other players' round penalties minus the own round penalty: positive for a player who did better
+than the table, and the rewards of a round sum to 0.
 
 | event | reward (`"penalty"`) | reward (`"relative"`) |
 | --- | --- | --- |
-| a round ends | −(own round penalty) | −(own penalty − mean of the others') |
+| a round ends | −(own round penalty) | mean of the others' penalties − own penalty |
 | any other step | 0 | 0 |
 | illegal action (`illegal_action="terminate"`) | offender: `illegal_reward`, others 0 | same |
 
@@ -156,6 +159,7 @@ set up with `Game.arrange`).
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -247,6 +251,17 @@ def _resolve_rules(rules: Rules | str | dict | None, fields: dict[str, Any]) -> 
     return base.replace(**fields) if fields else base
 
 
+def check_render_mode(render_mode: str | None, modes: Sequence[str]) -> None:
+    """Refuse an unknown render mode; for ``"rgb_array"``, check that Pillow is there."""
+    if render_mode is not None and render_mode not in modes:
+        raise ValueError(f"render_mode must be None or one of {', '.join(map(repr, modes))}, "
+                         f"got {render_mode!r}")
+    if render_mode == "rgb_array":
+        from .render import require_pillow
+
+        require_pillow()
+
+
 def render_text(render_mode: str | None, text) -> str | None:
     """``render()`` of both environments: print ``text()`` ("human"), return it ("ansi"), or
     warn that no render mode was given (as Gymnasium and PettingZoo environments do)."""
@@ -269,7 +284,7 @@ class raw_env(AECEnv):
 
     metadata = {
         "name": "three_thirteen_v0",
-        "render_modes": ["human", "ansi"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -297,8 +312,7 @@ class raw_env(AECEnv):
             if value not in valid:
                 raise ValueError(f"{name} must be one of {', '.join(map(repr, valid))}, "
                                  f"got {value!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         self.rules = _resolve_rules(rules, rule_fields)
         self.render_mode = render_mode
         self.episode = episode
@@ -324,6 +338,7 @@ class raw_env(AECEnv):
         self.state_space = state_space(self.rules)
 
         self.game: Game | None = None
+        self._final: Game | None = None  # once the episode is over: the game as it ended
         self._encoder = IncrementalEncoder(self.rules)
         self._seed_rng = np.random.default_rng()
         self._legal: bytes | None = None  # mask of the state, cached until the next step
@@ -335,6 +350,7 @@ class raw_env(AECEnv):
         self._winners: list[str] | None = None
         self._round_played = False  # episode="round" ended by its round: reset plays the next
         self._finished: dict[str, tuple] = {}  # final status of the agents that left the episode
+        self._warned_illegal = False
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -383,6 +399,7 @@ class raw_env(AECEnv):
         self._winners = None
         self._round_played = False
         self._finished = {}
+        self._final = None
         self._encoder.sync(game)
         self._set_infos()
         self.agent_selection = self.possible_agents[game.current]
@@ -486,7 +503,8 @@ class raw_env(AECEnv):
         if game.is_over or self.episode == "round":
             self._over = True
             self._round_played = self.episode == "round"
-            self._encoder.finish(game)
+            self._final = game.ended_round()  # the next round, if dealt, stays hidden
+            self._encoder.finish(self._final)
             self.terminations = dict.fromkeys(self.agents, True)
             self._set_infos()
         else:
@@ -508,7 +526,10 @@ class raw_env(AECEnv):
                 f"Legal now: {', '.join(legal) or 'nothing'}"
             )
         # As PettingZoo's TerminateIllegalWrapper: the episode ends, the offender is penalised.
-        EnvLogger.warn_on_illegal_move()
+        # Warned once per environment: an unmasked learner would otherwise flood the log.
+        if not self._warned_illegal:
+            self._warned_illegal = True
+            EnvLogger.warn_on_illegal_move()
         self._cumulative_rewards[agent] = 0.0
         self.terminations = dict.fromkeys(self.agents, True)
         self.truncations = dict.fromkeys(self.agents, True)
@@ -518,6 +539,7 @@ class raw_env(AECEnv):
         self._accumulate_rewards()
         self._over = True
         self._legal = None
+        self._final = self.game
         self._encoder.finish(self.game)
         self.infos[agent] = {**self.infos[agent], "illegal_action": action,
                              "illegal_move": describe(action)}
@@ -563,7 +585,8 @@ class raw_env(AECEnv):
     def public_view(self, agent: str, pretty: bool = False) -> dict[str, Any]:
         """The public information of ``agent`` as a plain dict of words (cards as names, legal
         moves in words and as actions), for scripted agents and language-model harnesses."""
-        view = self.game.view(self._seat_of[agent])
+        game = self._final if self._over and self._final is not None else self.game
+        view = game.view(self._seat_of[agent])
         out = public_view(view, self.rules, pretty)
         out["agent"] = agent
         if self._over:
@@ -571,11 +594,16 @@ class raw_env(AECEnv):
         return out
 
     # ------------------------------------------------------------------ render
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """``"human"``: print the table; ``"ansi"``: return it as text; ``"rgb_array"``: return
+        a picture of it (:meth:`frame`)."""
+        if self.render_mode == "rgb_array":
+            return self.frame()
         return render_text(self.render_mode, self._text)
 
     def _text(self) -> str:
         from .melds import solve
+        from .render import shown_melds
 
         game, rules, names = self.game, self.rules, self.possible_agents
         if game is None:
@@ -629,12 +657,71 @@ class raw_env(AECEnv):
         def order(c: int) -> tuple[int, int]:
             return (ALL_CARDS[c].rank or 99, ALL_CARDS[c].suit_index)
 
-        melds = ["[" + " ".join(name(c) for c in sorted(m, key=order)) + "]"
-                 for m in arrangement.melds]
+        melds = ["[" + " ".join(name(c) for c in m) + "]" for m in shown_melds(arrangement)]
         loose = [name(c) for c in sorted(arrangement.deadwood, key=order)]
         lines.append(f"{names[seat]}'s hand: " + " ".join(melds + loose)
                      + f"  (deadwood {arrangement.points}; * wild)")
         return "\n".join(lines)
+
+    def frame(self, seat: int | None = None, notes: Sequence[str] = ()) -> np.ndarray:
+        """A picture of the table (what ``render()`` returns in ``"rgb_array"`` mode): an
+        ``(540, 960, 3)`` ``uint8`` array. It shows the round and wild rank, each seat's hand size,
+        score and known cards, the stock and the top discard, and the hand of ``seat`` (default:
+        the seat to move; once the episode is over, the last to move) in its best melds, wild
+        cards marked, with ``notes`` (lines of text) below. Needs Pillow (extra ``render``)."""
+        from .render import draw
+
+        return draw(self._scene(seat, tuple(notes)))
+
+    def _scene(self, seat: int | None, notes: tuple[str, ...]):
+        from .melds import solve
+        from .render import PlayerLine, Scene, shown_melds
+
+        rules, names = self.rules, self.possible_agents
+        game = self._final if self._over and self._final is not None else self.game
+        if game is None:
+            return Scene("(not reset)", "", 0, (), 0, -1, 0, "", (), ())
+        wild = game.wild_rank
+        round_text = (f"Round {game.round_index + 1}/{rules.num_rounds}: {game.cards_dealt} "
+                      f"cards, {RANK_NAMES[wild]}s wild")
+        result = self._last_result
+        if self._over:
+            title = round_text + (" - over" if result is not None else " - illegal action")
+            status = ("winners: " + ", ".join(self._winners)) if self._winners else "episode over"
+            if result is not None and result.round_index == game.round_index:
+                notes = (f"Round over, ended by {result.ended_by.replace('_', ' ')}. Penalties: "
+                         + ", ".join(f"{a} {p}" for a, p in zip(names, result.penalties)),
+                         *notes)
+        else:
+            title = round_text
+            status = (f"stock {game.stock_size} | turn {game.turns + 1}/{rules.turn_cap}"
+                      + (" | final turns" if game.went_out is not None else ""))
+        players = []
+        for s, a in enumerate(names):
+            marks = []
+            if s == game.current and game.phase.in_play:
+                marks.append("to " + game.phase.name.lower())
+            if s == game.dealer:
+                marks.append("dealer")
+            if game.went_out == s:
+                marks.append("went out")
+            known = tuple(int(c) for c in game.taken_from_discard(s))
+            players.append(PlayerLine(a, sum(game.hand_counts(s)), game.scores[s],
+                                      ", ".join(marks), s == game.current, known))
+        seat = game.current if seat is None else seat
+        arrangement = solve(game.hand(seat), wild, rules)
+        pile = game.discard_pile
+        label = (f"{names[seat]}'s hand" + ("" if game.phase.in_play else " at the end")
+                 + f": deadwood {arrangement.points}")
+        return Scene(
+            title=title, status=status, wild_rank=wild, players=tuple(players),
+            stock=game.stock_size, top_discard=int(pile[-1]) if pile else -1,
+            below=max(0, len(pile) - 1), hand_label=label,
+            melds=tuple(tuple(int(c) for c in m) for m in shown_melds(arrangement)),
+            deadwood=tuple(int(c) for c in sorted(arrangement.deadwood,
+                                                  key=lambda c: (c.rank or 99, c.suit_index))),
+            notes=notes,
+        )
 
     def close(self) -> None:
         pass

@@ -605,8 +605,9 @@ class TrainingEnv(gymnasium.Env):
         self.features = CardFeatures(rules, lookahead=lookahead)
         self.seats = [PoolSeat() for _ in range(rules.num_players - 1)]
         self.pool = OpponentPool(opponents, rules, seed, league_dir, league_size)
+        # MaskablePPO never picks a masked action: one would be a bug, so it raises.
         self.env = SingleAgentEnv(opponents=self.seats, rules=rules, episode=episode,
-                                  reward=reward)
+                                  reward=reward, illegal_action="raise")
         self.reward_scale = reward_scale
         self.observation_space = spaces.Box(-np.inf, np.inf, (self.features.size,), np.float32)
         self.action_space = self.env.action_space
@@ -1227,9 +1228,24 @@ def _read_csv(path: Path) -> list[dict[str, str]]:
 
 def plot_run(run_dir: str | os.PathLike, output: str | os.PathLike | None = None,
              smooth: int = 10) -> Path:
-    """Draw a run's learning curve (mean round reward per opponent kind, smoothed over
-    ``smooth`` rollouts) and its evaluations (mean score difference per game with 95%
-    intervals) into a PNG; returns its path (default ``<run>/learning_curve.png``)."""
+    """Draw a run's learning curve (mean round reward per opponent kind: a point per rollout,
+    a line through the mean of the last ``smooth`` rollouts) and its evaluations (mean score
+    difference per game with 95% intervals) into a PNG; returns its path (default
+    ``<run>/learning_curve.png``). A run shorter than ``smooth`` rollouts still shows its points."""
+    import matplotlib.pyplot as plt
+
+    fig = learning_curve_figure(run_dir, smooth)
+    out = Path(output) if output else Path(run_dir) / "learning_curve.png"
+    try:
+        with atomic_path(out) as tmp:  # a failed write leaves no half a PNG
+            fig.savefig(tmp, dpi=110, format="png")
+    finally:
+        plt.close(fig)
+    return out
+
+
+def learning_curve_figure(run_dir: str | os.PathLike, smooth: int = 10):
+    """The matplotlib figure of :func:`plot_run` (two panels: training, evaluations)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -1248,9 +1264,16 @@ def plot_run(run_dir: str | os.PathLike, output: str | os.PathLike | None = None
         points.sort()
         x = np.array([p[0] for p in points])
         y = np.array([p[1] for p in points])
-        k = max(1, min(smooth, len(y)))
-        ys = np.convolve(y, np.ones(k) / k, mode="valid")
-        ax1.plot(x[k - 1:], ys, label=name, lw=2.2 if name == "all" else 1.2)
+        # Every rollout as a point, so that a run shorter than the window still shows, and a
+        # line through the mean of the last `smooth` rollouts (fewer at the start).
+        dots = ax1.plot(x, y, "o", ms=3, alpha=0.35 if len(y) > 1 else 1.0,
+                        label=name if len(y) < 2 else None)[0]
+        if len(y) >= 2:
+            total = np.concatenate([[0.0], np.cumsum(y)])
+            end = np.arange(1, len(y) + 1)
+            start = np.maximum(0, end - max(1, smooth))
+            ax1.plot(x, (total[end] - total[start]) / (end - start), color=dots.get_color(),
+                     label=name, lw=2.2 if name == "all" else 1.2)
     ax1.axhline(0, color="grey", lw=0.8)
     ax1.set_ylabel("mean reward per round\n(opponents' penalty - own)")
     ax1.set_title(f"{root.name}: training")
@@ -1273,13 +1296,7 @@ def plot_run(run_dir: str | os.PathLike, output: str | os.PathLike | None = None
     if by_opp:
         ax2.legend(fontsize=8)
     fig.tight_layout()
-    out = Path(output) if output else root / "learning_curve.png"
-    try:
-        with atomic_path(out) as tmp:
-            fig.savefig(tmp, dpi=110, format="png")
-    finally:
-        plt.close(fig)
-    return out
+    return fig
 
 
 # ---------------------------------------------------------------------------------- main

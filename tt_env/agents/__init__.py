@@ -29,11 +29,13 @@ from .base import Agent, BaseAgent, legal_actions
 from .counting import CountingAgent
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
+from .search import SearchAgent
 
 BUILTIN_AGENTS: dict[str, type] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "counting": CountingAgent,
+    "search": SearchAgent,
 }
 
 ModelLoader = Callable[[str, int, Rules, "int | None"], Any]
@@ -151,12 +153,25 @@ def make_agent(spec: str | Any, num_players: int = 2, rules: Rules | None = None
     if looks_like_model and not os.path.exists(text):
         raise ValueError(f"agent {text!r}: no such model file")
     known = ", ".join(BUILTIN_AGENTS)
+    models = _model_names()
+    named = (f", a model name ({', '.join(models)})" if models
+             else ", a model name (none found)")
     raise ValueError(
-        f"unknown agent {text!r}: expected one of {known}, 'module.path:ClassName', "
+        f"unknown agent {text!r}: expected one of {known}{named}, 'module.path:ClassName', "
         "or the path of a saved model")
+
+
+def _model_names() -> list[str]:
+    """Models that can be named (``models/`` and ``$TT_ENV_MODELS``), if the loader is there."""
+    try:
+        from .learned import model_names
+    except ImportError:
+        return []
+    return model_names()
 
 
 __all__ = [
     "Agent", "BUILTIN_AGENTS", "BaseAgent", "CountingAgent", "GreedyAgent", "RandomAgent",
+    "SearchAgent",
     "legal_actions", "make_agent", "register_model_loader", "spec_label",
 ]

@@ -42,6 +42,15 @@ def model_dirs() -> list[Path]:
     return list(dict.fromkeys(dirs))
 
 
+def model_names() -> list[str]:
+    """The names a model can be given by: the ``.npz`` files of :func:`model_dirs`."""
+    names = []
+    for folder in model_dirs():
+        if folder.is_dir():
+            names += [path.stem for path in sorted(folder.glob(f"*{MODEL_SUFFIX}"))]
+    return list(dict.fromkeys(names))
+
+
 def find_model(spec: str) -> Path | None:
     """The model file that ``spec`` names, or None if it names none (and is not a path).
 

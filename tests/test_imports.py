@@ -1,0 +1,72 @@
+"""Import what you use: the rules engine imports without the RL packages, and importing the
+package registers the Gymnasium environment whatever is imported first."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Make gymnasium and pettingzoo unimportable, as on a machine that lacks them.
+BLOCK = """
+import importlib.abc, sys
+
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("gymnasium", "pettingzoo"):
+            raise ModuleNotFoundError(f"No module named {name!r} (blocked)", name=name)
+        return None
+
+sys.meta_path.insert(0, Block())
+"""
+
+
+def run(code: str) -> str:
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120,
+                            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_engine_solver_and_rules_import_without_gymnasium_and_pettingzoo():
+    out = run(BLOCK + """
+        import tt_env.engine, tt_env.melds, tt_env.rules, tt_env.cards, tt_env.going_out
+        import tt_env.actions, tt_env.observation
+        from tt_env import Rules, parse_cards
+        from tt_env.engine import Game
+        from tt_env.melds import solve
+        game = Game(Rules(num_players=3), seed=1)
+        while not game.is_over:
+            game.apply(game.legal_moves()[-1])
+        print(solve("3H 4H 5H 9C", wild_rank=3).points, len(game.round_results))
+        import tt_env
+        try:
+            tt_env.three_thirteen_v0
+        except ModuleNotFoundError as exc:
+            print("env needs", exc.name)
+        print(sorted(m for m in sys.modules if m.startswith(("gymnasium", "pettingzoo"))))
+    """.replace("\n        ", "\n"))
+    assert out.split("\n")[:3] == ["9 11", "env needs gymnasium", "[]"]
+
+
+def test_engine_import_loads_no_rl_package():
+    out = run("""
+        import sys
+        import tt_env.engine, tt_env.melds, tt_env.rules
+        print(sorted({m.split(".")[0] for m in sys.modules} & {"gymnasium", "pettingzoo"}))
+    """)
+    assert out.strip() == "[]"
+
+
+def test_import_registers_the_gymnasium_env_in_either_order():
+    for first, second in (("tt_env", "gymnasium"), ("gymnasium", "tt_env")):
+        out = run(f"""
+            import {first}, {second}
+            env = gymnasium.make("tt_env/ThreeThirteen-v0")
+            print(type(env.unwrapped).__name__)
+        """)
+        assert out.strip() == "SingleAgentEnv"

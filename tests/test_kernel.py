@@ -1,0 +1,181 @@
+"""The compiled kernel (tt_env.melds._jit) against the Python solver and the brute force.
+
+The kernel serves every rule set with no cap on wilds per meld; these tests compare it with the
+Python solver (itself checked against tests/brute_force.py in test_melds.py, on both paths) on
+many random hands, including several decks, jokers, aces high and hands far larger than a deal,
+and check the cases where it must hand over to the exact search.
+"""
+
+import numpy as np
+import pytest
+
+from brute_force import brute_force_points
+from tt_env.cards import make_deck, parse_cards, to_counts
+from tt_env.melds import (
+    _kernel, clear_cache, discard_penalties, draw_penalties, min_penalty, solve,
+)
+from tt_env.rules import Rules
+
+jit = pytest.importorskip("tt_env.melds._jit", reason="numba is not installed")
+
+NO_CAP_RULES = {
+    "standard": Rules(),
+    "two-decks": Rules(num_decks=2),
+    "three-decks": Rules(num_decks=3),
+    "jokers": Rules(jokers_per_deck=2),
+    "two-decks-jokers-all-wild": Rules(num_decks=2, jokers_per_deck=2, all_wild_melds=True),
+    "aces-high": Rules(aces_high=True),
+    "aces-high-two-decks": Rules(aces_high=True, num_decks=2, jokers_per_deck=1),
+    "court-unused-15": Rules(court_values=True, unused_wild_penalty=15, num_decks=2),
+}
+
+
+def python_values(hands, wild_rank, rules, joker_penalty=None):
+    """min_penalty of each hand by the Python solver alone."""
+    _kernel.set_enabled(False)
+    clear_cache(tables=True)
+    try:
+        return [min_penalty(h, wild_rank, rules, joker_penalty) for h in hands]
+    finally:
+        _kernel.set_enabled(True)
+        clear_cache(tables=True)
+
+
+def random_hands(rules, n, sizes, seed):
+    rng = np.random.default_rng(seed)
+    deck = make_deck(rules.decks, rules.jokers_per_deck)
+    return [to_counts(deck[i] for i in rng.permutation(len(deck))[:rng.choice(sizes)])
+            for _ in range(n)]
+
+
+def kernel_of(rules, wild_rank, joker_penalty=None):
+    from tt_env.melds import _config
+    return _kernel.kernel_for(_config(rules, wild_rank, joker_penalty))
+
+
+@pytest.mark.parametrize("name", NO_CAP_RULES)
+def test_kernel_equals_python_solver(name):
+    rules = NO_CAP_RULES[name]
+    for wild_rank in (1, 3, 7, 13):
+        hands = random_hands(rules, 300, [3, 7, 11, 13, 14, 15, 16, 20], seed=wild_rank)
+        kernel = kernel_of(rules, wild_rank)
+        got = [kernel.value(bytes(h)) for h in hands]
+        expected = python_values(hands, wild_rank, rules)
+        for h, g, e in zip(hands, got, expected):
+            assert g in (e, -1), (name, wild_rank, h)
+        assert sum(g == -1 for g in got) <= 3  # handing over is rare
+
+
+def test_kernel_deadwood_is_a_best_arrangement_with_the_costliest_card():
+    # The plan's deadwood costs exactly the value; its costliest card is what discard_values
+    # and the valuation layer subtract. Dropping it must leave exactly value - its penalty.
+    rules = Rules(num_decks=2, jokers_per_deck=1)
+    for wild_rank in (2, 13):
+        kernel = kernel_of(rules, wild_rank)
+        pen = np.array(rules.penalty_table(wild_rank))
+        for h in random_hands(rules, 300, [10, 13, 14], seed=5):
+            value = kernel.plan(bytes(h))
+            dead = kernel.ws[jit.W_DEAD:jit.W_DEAD + 53]
+            assert (dead <= np.array(h)).all()
+            assert int((dead * pen).sum()) == value
+            md = int(kernel.ws[jit.W_MD])
+            if not dead.any():
+                assert md == -1
+            else:
+                assert md == pen[dead > 0].max()
+                k = int(np.flatnonzero((dead > 0) & (pen == md))[0])
+                less = list(h)
+                less[k] -= 1
+                assert min_penalty(tuple(less), wild_rank, rules) == value - md
+
+
+def test_kernel_hands_over_when_spare_wilds_may_find_no_room():
+    # Kings wild, a heart run A..Q and two wild kings: one 13-card run takes only one of them,
+    # so the kernel cannot certify the value and the exact search decides: two runs, A..6 + K
+    # and 7..Q + K, meld everything.
+    rules = Rules()
+    cards = parse_cards("AH 2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KC KD")
+    assert kernel_of(rules, 13).value(bytes(to_counts(cards))) == -1
+    assert min_penalty(to_counts(cards), 13, rules) == 0 == brute_force_points(cards, 13, rules)
+    assert solve(cards, 13, rules).points == 0
+
+
+def test_kernel_memo_bounded_and_exact_when_it_empties(monkeypatch):
+    # A memo of 64 slots empties itself every 32 suits with several copies: results stay exact.
+    monkeypatch.setattr(_kernel, "MEMO_SLOTS", 64)
+    clear_cache(tables=True)
+    rules = Rules(num_decks=3)
+    try:
+        hands = random_hands(rules, 400, [13, 14, 20], seed=9)
+        kernel = kernel_of(rules, 5)
+        assert kernel.mkeys.shape[0] == 65
+        got = [kernel.value(bytes(h)) for h in hands]
+        assert kernel.mkeys[-1] <= 32
+    finally:
+        monkeypatch.undo()
+        clear_cache(tables=True)
+    expected = python_values(hands, 5, rules)
+    assert all(g in (e, -1) for g, e in zip(got, expected))
+
+
+def test_discard_values_equal_min_penalty_of_each_discard():
+    rules = Rules(num_decks=2, jokers_per_deck=2)
+    for wild_rank in (4, 11):
+        for h in random_hands(rules, 100, [11, 14], seed=wild_rank):
+            found = discard_penalties(h, wild_rank, rules)
+            for k, value in found.items():
+                less = list(h)
+                less[k] -= 1
+                assert value == python_values([tuple(less)], wild_rank, rules)[0]
+
+
+def test_joker_penalty_argument_in_the_kernel():
+    rules = Rules(jokers_per_deck=2, joker_layoff=True)
+    hands = random_hands(rules, 200, [5, 9, 14], seed=3)
+    for jp in (None, 0):
+        kernel = kernel_of(rules, 6, jp)
+        got = [kernel.value(bytes(h)) for h in hands]
+        expected = python_values(hands, 6, rules, jp)
+        assert all(g in (e, -1) for g, e in zip(got, expected))
+
+
+def test_capped_rules_are_not_served_by_the_kernel():
+    assert kernel_of(Rules.preset("one-wild"), 3) is None
+    assert kernel_of(Rules(max_wilds_per_meld=0), 3) is None
+
+
+def test_status_line_names_the_kernel():
+    assert "compiled kernel on" in _kernel.status()
+    _kernel.set_enabled(False)
+    try:
+        assert "off" in _kernel.status()
+    finally:
+        _kernel.set_enabled(True)
+
+
+@pytest.mark.parametrize("name", ["standard", "two-decks", "jokers", "aces-high-two-decks",
+                                  "court-unused-15"])
+def test_draw_penalties_equal_the_definition(name):
+    # For every kind: add it, then the best discard (by min_penalty of each), on both paths.
+    rules = NO_CAP_RULES[name]
+    for wild_rank in (1, 9, 13):
+        for h in random_hands(rules, 12, [3, 8, 13], seed=wild_rank):
+            got = draw_penalties(h, wild_rank, rules)
+            assert set(got) == set(range(53))
+            expected = {}
+            for x in range(53):
+                more = list(h)
+                more[x] += 1
+                expected[x] = min(
+                    min_penalty(tuple(more[:k] + [more[k] - 1] + more[k + 1:]), wild_rank, rules)
+                    for k in range(53) if more[k])
+            assert got == expected, (name, wild_rank, h)
+
+
+def test_draw_penalties_closed_form_cards_cannot_meld():
+    # 5 hearts far from everything, no wilds, no other 5: it can only be thrown back or kept.
+    rules = Rules()
+    hand = to_counts(parse_cards("KC KD 2S 3S 9C"))
+    got = draw_penalties(hand, 7, rules, kinds=[parse_cards("5H")[0]])
+    best_drop = min(discard_penalties(hand, 7, rules).values())  # 34 - 10 (a king)
+    assert list(got.values()) == [min(min_penalty(hand, 7, rules), 5 + best_drop)] == [29]

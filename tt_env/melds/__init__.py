@@ -1,0 +1,330 @@
+"""Melds: the exact meld solver of Three Thirteen and the :class:`Arrangement` it returns.
+
+Terminology (the words of ``RULES.md``):
+
+meld
+    A group of 3 or more cards that is a *set* or a *run*, with at least one natural card
+    (unless ``Rules.all_wild_melds``) and at most ``Rules.max_wilds_per_meld`` cards used as
+    wilds.
+set
+    Cards that all stand for one rank; suits may repeat when several decks are in play.
+run
+    Cards of one suit at consecutive *positions*, one card per position. Positions are 1
+    (ace) .. 13 (king); with ``Rules.aces_high`` an ace may also stand at position 14 (Q-K-A),
+    so a run covers at most 1..14. Runs never wrap (K-A-2 is no run).
+wild
+    Every joker and every card of the round's wild rank. A card *used as a wild* stands for a
+    card it is not.
+natural place
+    A wild-rank card in a set of its own rank, or in a run of its own suit at its own position,
+    is natural there and not used as a wild (decided in ``RULES.md``). Jokers are never
+    natural.
+deadwood
+    The cards left out of every meld; their penalty (``Rules.penalty_table``) is the score.
+
+Algorithm. A hand is 53 counts; its natural cards become one integer with an 8-bit count field
+per card kind (``int.from_bytes``), so several decks need no special case.
+
+*The pool.* Wild cards are fungible as wilds: a meld only needs a number of them, and a
+leftover joker differs from a leftover wild-rank card only in its penalty. So every meld built
+from natural cards is summarised by the wilds it needs at least (``lo``: gaps, length 3) and
+can take at most (``hi``: the cap, a run's length limit), and the wilds themselves are
+counted: ``J`` jokers and ``m`` wild-rank cards must give the melds ``D = sum(lo)`` to
+``H = sum(hi)`` wilds; what is left may form sets of the wild rank (its cards natural there,
+jokers as wilds) or, with ``all_wild_melds``, melds of jokers only, and the rest is deadwood,
+the cheapest cards left over. :meth:`_Config.leaf` solves this count problem exactly.
+With no cap a wild-rank card in its natural place in a run is worth exactly what the same
+card is worth as a wild there, so all wild-rank cards join the pool; with a cap the natural
+place saves a wild, so they are also searched as natural run cards.
+
+*The fast path* (:func:`_fast`, nearly every call). Sets are chosen first, rank by rank: only
+ranks with 2 or more cards (one card and two wilds is also a run), one set per rank with no
+cap (merging two sets never needs more wilds), every split into several sets with a cap (each
+set takes ``cap`` more wilds). For each choice the four suits are looked up in tables of their
+best runs, keyed by the suit's 13 count fields and built lazily once per rule set: with no cap
+the fewest points of the suit for each number of wilds, combined over the suits by a min-plus
+sum within the wild budget; with a cap the Pareto-best (points, wilds needed, natural
+wild-rank cards, wilds taken), tried in every combination and finished by the pool. Choices
+are tried cheapest lower bound first (the suits' points as they are, less the points of the
+set cards) and cut when the bound cannot win. It is exact under conditions it checks, else
+the search below decides: with no cap it assumes that once any meld exists every spare wild
+finds a place, which holds unless one suit holds more than ``top - W`` natural positions or
+the hand more than 26 cards; it takes at most 12 wilds (16 with a cap shorter than the longest run).
+
+*The search* (:func:`_search`, exact for every input). A memoised depth-first search over the
+lowest uncovered card: deadwood (or, for a wild-rank card, the pool); a set of its rank (every
+sub-multiset of the uncovered cards of that rank holding it); a run of its suit in which it is
+the lowest natural card (every subset of the uncovered cards of the suit above it). The state
+is (cards left, natural wild-rank cards used, ``D``, ``H``); it never branches on where a wild
+goes. :func:`lay_off` runs the same search with the table melds as extra resources.
+
+:func:`min_penalty` (the hot path) returns only the points and is cached; :func:`solve` spells
+out the arrangement the fast path (or the search) found; :func:`discard_penalties` solves the
+whole hand once: a card that is deadwood there needs no search (dropping it saves exactly its
+penalty), only the melded ones do.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..cards import ALL_CARDS, JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS, Card
+from ..rules import JOKER_PENALTY, Rules
+from ._assemble import _assemble, _capped_plan, _free_arrangement, _search_plan
+from ._cache import BoundedCache, clear_all
+from ._config import _Config, _config
+from ._fast import _fast, _hand
+from ._inputs import _check_counts, _counts_of
+from ._kernel import kernel_for
+from ._layoff import lay_off
+from ._masks import _NATURAL_KINDS
+from ._meld import is_meld
+from ._search import _search
+from ._types import Arrangement, LayOff, MeldShape
+
+__all__ = [
+    "Arrangement",
+    "clear_cache",
+    "LayOff",
+    "MeldShape",
+    "discard_penalties",
+    "draw_penalties",
+    "is_meld",
+    "lay_off",
+    "min_penalty",
+    "solve",
+]
+
+
+_CACHE: BoundedCache = BoundedCache(1 << 16)  # min_penalty's results
+_DISCARD_CACHE: BoundedCache = BoundedCache(1 << 13)  # discard_penalties' results
+
+
+def min_penalty(
+    counts: tuple[int, ...], wild_rank: int, rules: Rules = Rules(),
+    joker_penalty: int | None = None,
+) -> int:
+    """The fewest penalty points the hand (53 counts, :func:`~tt_env.cards.to_counts`) can keep.
+
+    Exact; cached on (counts, wild_rank, rules, joker_penalty) with a bounded cache.
+    """
+    return _cached_min(_check_counts(counts), _config(rules, wild_rank, joker_penalty))
+
+
+def _cached_min(counts: bytes, cfg: _Config) -> int:
+    key = (counts, cfg)
+    value = _CACHE.get(key)
+    if value is None:
+        value = _uncached_min(counts, cfg)
+        _CACHE[key] = value
+    return value
+
+
+def _uncached_min(counts: bytes, cfg: _Config) -> int:
+    kernel = cfg.kernel
+    if kernel is False:
+        kernel = cfg.kernel = kernel_for(cfg)
+    if kernel is not None:
+        value = kernel.value(counts)
+        if value >= 0:
+            return value
+    mask, J, M = _hand(counts, cfg)
+    value = _fast(cfg, mask, J, M)
+    if value is None:
+        value = _search(cfg, mask, J, M)
+    return value
+
+
+def clear_cache(tables: bool = False) -> None:
+    """Empty the result caches of :func:`min_penalty` and :func:`discard_penalties`
+    (benchmarks use it to time cold calls); with ``tables``, every table the solver keeps,
+    the per-rule ones included."""
+    _CACHE.clear()
+    _DISCARD_CACHE.clear()
+    if tables:
+        clear_all()
+
+
+def discard_penalties(
+    counts: tuple[int, ...], wild_rank: int, rules: Rules = Rules(),
+    joker_penalty: int | None = None,
+) -> dict[int, int]:
+    """For every kind ``k`` in the hand: :func:`min_penalty` of the hand minus one ``k``.
+
+    Used after a draw: the kinds that map to 0 are the discards that let the player go out.
+    A card that is deadwood in an optimal arrangement of the whole hand needs no search:
+    dropping it saves exactly its penalty (no arrangement without it can do better, since
+    adding it back as deadwood costs only that). Results are cached like min_penalty's.
+    """
+    cfg = _config(rules, wild_rank, joker_penalty)
+    counts = _check_counts(counts)
+    key = (counts, cfg)
+    found = _DISCARD_CACHE.get(key)
+    if found is None and _kernel_of(cfg) is not None:
+        values, _ = cfg.kernel.discard_values(counts)
+        found = {}
+        for k in range(NUM_KINDS):
+            v = int(values[k])
+            if v == -1:  # not certified by the kernel: the Python solver decides
+                less = bytearray(counts)
+                less[k] -= 1
+                v = _cached_min(bytes(less), cfg)
+            if v >= 0:
+                found[k] = v
+        _DISCARD_CACHE[key] = found
+    if found is None:
+        arrangement = _solve_counts(cfg, counts)
+        value = arrangement.points
+        loose = set(arrangement.deadwood)
+        pen = cfg.pen
+        found = {}
+        less = bytearray(counts)
+        for k in range(NUM_KINDS):
+            if counts[k]:
+                less[k] -= 1
+                if k in loose:
+                    found[k] = _CACHE[(bytes(less), cfg)] = value - pen[k]
+                else:
+                    found[k] = _cached_min(bytes(less), cfg)
+                less[k] += 1
+        _DISCARD_CACHE[key] = found
+    return dict(found)
+
+
+def draw_penalties(
+    counts: tuple[int, ...], wild_rank: int, rules: Rules = Rules(),
+    joker_penalty: int | None = None, kinds=None,
+) -> dict[int, int]:
+    """For every card kind ``x`` of ``kinds`` (default: all 53): the fewest penalty of the hand
+    after drawing one ``x`` and then making its best discard (any card, ``x`` included).
+
+    Exact. A card that cannot be in any meld of the hand with it is valued in closed form
+    (kept in place of the hand's best discard, or thrown back); the others are solved, with
+    only the melded cards worth more than the costliest deadwood card tried as discards.
+    """
+    cfg = _config(rules, wild_rank, joker_penalty)
+    counts = _check_counts(counts)
+    if kinds is None:
+        kinds = range(NUM_KINDS)
+    weights = np.zeros(NUM_KINDS, np.int64)
+    for x in kinds:
+        weights[Card(x)] = 1
+    values = _after_draw(cfg, counts, weights)[0]
+    return {x: int(values[x]) for x in range(NUM_KINDS) if weights[x]}
+
+
+def _after_draw(cfg: _Config, counts: bytes, weights: np.ndarray):
+    """(values after each draw with weight > 0, discard values, the hand's value) as arrays
+    of 53 (see :func:`draw_penalties`; discard values are -2 for kinds not held). The arrays
+    may be buffers of the kernel: read them before the next call."""
+    kernel = _kernel_of(cfg)
+    if kernel is not None:
+        value = kernel.after_draw(counts, weights)
+        out, dv = kernel.out53, kernel.dv53
+        if value >= 0 and not (out[weights > 0] < 0).any() and not (dv == -1).any():
+            return out, dv, value
+    # The Python solver: the same definitions, case by case.
+    dv = np.full(NUM_KINDS, -2, np.int64)
+    for k, v in discard_penalties(counts, cfg.wild_rank, cfg.rules, _jp(cfg)).items():
+        dv[k] = v
+    out = np.zeros(NUM_KINDS, np.int64)
+    more = bytearray(counts)
+    for x in np.flatnonzero(weights > 0):
+        more[x] += 1
+        out[x] = min(discard_penalties(bytes(more), cfg.wild_rank, cfg.rules,
+                                       _jp(cfg)).values())
+        more[x] -= 1
+    return out, dv, _cached_min(counts, cfg)
+
+
+def _discard_array(cfg: _Config, counts: bytes):
+    """(discard values as an array of 53, -2 for kinds not held; the hand's value)."""
+    kernel = _kernel_of(cfg)
+    if kernel is not None:
+        dv, value = kernel.discard_values(counts)
+        if value >= 0 and not (dv == -1).any():
+            return dv, value
+    dv = np.full(NUM_KINDS, -2, np.int64)
+    for k, v in discard_penalties(counts, cfg.wild_rank, cfg.rules, _jp(cfg)).items():
+        dv[k] = v
+    return dv, _cached_min(counts, cfg)
+
+
+def _jp(cfg: _Config) -> int | None:
+    return None if cfg.jp == JOKER_PENALTY else cfg.jp
+
+
+def solve(
+    cards, wild_rank: int, rules: Rules = Rules(), *, joker_penalty: int | None = None
+) -> Arrangement:
+    """The arrangement of ``cards`` into melds and deadwood with the fewest penalty points.
+
+    ``cards``: an iterable of :class:`~tt_env.cards.Card` / kinds, or a string for
+    :func:`~tt_env.cards.parse_cards`. Runs are listed in position order.
+    """
+    return _solve_counts(_config(rules, wild_rank, joker_penalty), _counts_of(cards))
+
+
+def _kernel_of(cfg: _Config):
+    """The compiled kernel serving ``cfg``, or None (built on first use)."""
+    kernel = cfg.kernel
+    if kernel is False:
+        kernel = cfg.kernel = kernel_for(cfg)
+    return kernel
+
+
+def _solve_counts(cfg: _Config, counts: bytes) -> Arrangement:
+    kernel = _kernel_of(cfg)
+    if kernel is not None:
+        value = kernel.plan(counts)
+        if value >= 0:
+            return _kernel_arrangement(cfg, kernel, counts, value)
+    mask, J, M = _hand(counts, cfg)
+    found = _fast(cfg, mask, J, M, plan=True)
+    if found is None:
+        return _assemble(cfg, counts, *_search_plan(cfg, mask, J, M))
+    if cfg.w_natural:
+        return _assemble(cfg, counts, *_capped_plan(cfg, J, M, found))
+    return _free_arrangement(cfg, counts, mask, J, M, found)
+
+
+# A plan is (points, set groups, run groups, leftover mask, leaf): set groups are
+# (natural cards, lo, hi, rank), run groups (natural places, lo, hi, suit); the leftover mask
+# holds the natural cards in no meld (wild-rank ones among them join the pool); the leaf is
+# (jokers, pooled wild-rank cards, wilds needed, wilds taken at most) for Config.leaf_plan.
+
+
+
+def _kernel_arrangement(cfg: _Config, kernel, counts: bytes, value: int) -> Arrangement:
+    """The arrangement of the kernel's last plan: its sets, each suit's runs (walked from the
+    suit's table at the budget the plan gave it), its deadwood; the wilds as _assemble deals
+    them (each meld the wilds it needs, the spare ones to the first set, else to the runs,
+    which have room for them: the kernel checked it)."""
+    ws = kernel.ws
+    jit = kernel.jit
+    nsets = int(ws[jit.W_NSETS])
+    D = int(ws[jit.W_D])
+    set_groups = []
+    for i in range(nsets):
+        p = int(ws[jit.W_SETS + 2 * i])
+        take = int(ws[jit.W_SETS + 2 * i + 1])
+        cards = [ALL_CARDS[s * NUM_RANKS + p] for s in range(NUM_SUITS)
+                 for _ in range((take >> (3 * s)) & 7)]
+        set_groups.append((cards, max(0, 3 - len(cards)), cfg.capn, p + 1))
+    H = cfg.capn * nsets
+    run_groups = []
+    for s in range(NUM_SUITS):
+        code = int(ws[jit.W_SUITS + 2 * s])
+        budget = int(ws[jit.W_SUITS + 2 * s + 1])
+        if code and budget >= 0:
+            for places, lo, nat in kernel.runs_of(code, budget):
+                hi = min(cfg.capn, cfg.top - nat)
+                run_groups.append((places, lo, hi, s))
+                D += lo
+                H += hi
+    dead = ws[jit.W_DEAD:jit.W_DEAD + _NATURAL_KINDS].astype(np.uint8).tobytes()
+    left = int.from_bytes(dead, "little") & cfg.keep_mask
+    J = counts[JOKER]
+    M = sum(counts[k] for k in cfg.wild_kinds)
+    return _assemble(cfg, counts, value, set_groups, run_groups, left,
+                     (J, M, D, min(H, J + M)))

@@ -1,0 +1,1260 @@
+"""The compiled kernel: the fewest penalty of a hand with no cap on wilds per meld (numba).
+
+Same mathematics as the Python fast path (see the package docstring), laid out for a compiler:
+
+*Suit tables.* ``T[mask, d]`` is the fewest points of one suit's cards (13-bit ``mask``, one
+copy each) left out of runs that need at most ``d`` wilds for their gaps, for every mask and
+``d = 0..15``; ``MD[mask, d]`` is the costliest card left out in such an arrangement (the
+costliest over all of them: ties broken towards the costliest deadwood card; -1 for none) and ``DW[mask, d]``
+its deadwood. They are built once per penalty table (about 10 ms), by the lowest card: it is
+deadwood, or the lowest natural card of a run with any subset of the cards above it (an ace
+with ``aces_high`` may also stand above the king). A suit holding several copies of a card
+(several decks) has a 3-bit count per position and the same recursion, memoised in a hash
+table of fixed size that empties itself when half full.
+
+*The hand.* Sets are chosen first: a depth-first search over the ranks holding 2 natural
+cards or more (3 or more without wilds) tries, per rank, "no set" and every sub-multiset big
+enough (one set per rank: with no cap two sets of a rank never need fewer wilds than their
+union); each leaf combines the four suits' rows with the wilds left by a min-plus convolution.
+A leaf is skipped when the suits as they are, less the points of the set cards, cannot beat
+the best found. With no cap every spare wild joins a meld once one exists: always when a set
+is chosen, and when only runs are, whenever no suit holds more than ``top - W`` natural
+positions (a run of n naturals needs at most D gap wilds and has room for ``top - n - D``
+more). Otherwise, or beyond the sizes the tables cover (a rank with too many options, more
+than 7 copies of a card, more than 90 wilds), the kernel answers -1 and the caller runs the
+exact search in Python. When no natural meld exists, the wilds can only meld by themselves:
+a set of the wild rank (one wild-rank card, natural there, and any jokers; three cards or
+more), or, with ``all_wild_melds``, three jokers or more.
+
+Tie-breaking by the costliest deadwood card makes ``value - MD`` the fewest penalty after the
+best discard of a deadwood card, which the valuation layer uses to skip most discards.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+NB = 16  # budgets 0..15 per suit row; a suit's runs never need more than 13 gap wilds
+HI_FIELDS = sum(0b110 << (3 * p) for p in range(13))  # 3-bit count fields holding 2 or more
+MAX_NODES = 20_000  # search nodes before the kernel gives up (-1) and Python decides
+MAX_OPTIONS = 64  # set options of one rank (every sub-multiset of its cards)
+MAX_WILDS = 90
+INF = 30000  # "no such arrangement" in the int16 tables (a drop from an empty suit)
+
+# par: the per-configuration parameters, one int64 array.
+P_TOP = 53  # highest position: 13, or 14 with aces_high
+P_ALL_WILD = 54  # 1 with all_wild_melds
+PAR_SIZE = 55  # par[0..52]: the penalty of each card kind (the joker's at 52)
+
+# ws: the workspace, one int64 array; the outputs of a call are read from it.
+W_MD = 0  # the costliest deadwood card's penalty (lexicographic modes)
+W_NSETS = 1  # plan: sets chosen
+W_D = 2  # plan: wilds the chosen sets and runs need
+W_SETS = 8  # plan: (rank position, takes per suit in 3-bit fields) per set, 13 at most
+W_SUITS = 40  # plan: (code left, budget) per suit
+W_DEAD = 56  # deadwood: 53 counts
+W_SCRATCH = 128
+WS_SIZE = 8192
+
+# ---------------------------------------------------------------------------- bits
+
+
+@njit(cache=True, inline="always")
+def _tz(x):
+    n = 0
+    while not (x >> n) & 1:
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _popcount(x):
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _bitlen(x):
+    n = 0
+    while x:
+        x >>= 1
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _better(v, md, bv, bmd):
+    """Lexicographic: fewer points, then a costlier deadwood card."""
+    return v < bv or (v == bv and md > bmd)
+
+
+# ---------------------------------------------------------------------------- one suit
+@njit(cache=True)
+def _run_span(i, h, sub):
+    """(low, high, naturals) of a run whose lowest card is at index ``i`` (head ``h``: 0 in
+    its place, 1 an ace above the king, 2 two aces at both ends) with ``sub`` (bits above i)."""
+    n = 1 + _popcount(sub)
+    if h == 0:
+        return i + 1, i + 1 + _bitlen(sub), n
+    if h == 1:
+        return (_tz(sub) + 2 if sub else 14), 14, n
+    return 1, 14, n + 1
+
+
+@njit(cache=True)
+def build_suit_tables(pen13, top, TT):
+    """Fill ``TT[0] = T``, ``TT[1] = MD``, ``TT[2] = DW`` and ``TT[3] = G`` (see the module
+    docstring)."""
+    T, MD, DW = TT[0], TT[1], TT[2]
+    for d in range(NB):
+        T[0, d] = 0
+        MD[0, d] = -1  # no deadwood
+        DW[0, d] = 0
+    for mask in range(1, 1 << 13):
+        i = _tz(mask)
+        rest = mask & (mask - 1)
+        for d in range(NB):
+            T[mask, d] = pen13[i] + T[rest, d]
+            MD[mask, d] = max(pen13[i], MD[rest, d])
+            DW[mask, d] = DW[rest, d] | (1 << i)
+        above = rest >> (i + 1)
+        for h in range(2 if (i == 0 and top == 14) else 1):
+            sub = above
+            while True:
+                low, high, n = _run_span(i, h, sub)
+                span = high - low + 1
+                lo = max(3, span) - n
+                if span <= top and lo < NB:
+                    child = rest & ~(sub << (i + 1))
+                    for d in range(lo, NB):
+                        if _better(T[child, d - lo], MD[child, d - lo], T[mask, d], MD[mask, d]):
+                            T[mask, d] = T[child, d - lo]
+                            MD[mask, d] = MD[child, d - lo]
+                            DW[mask, d] = DW[child, d - lo]
+                if sub == 0:
+                    break
+                sub = (sub - 1) & above
+    G = TT[3]
+    for d in range(NB):
+        G[0, d] = INF
+    for mask in range(1, 1 << 13):
+        for d in range(NB):
+            best = INF
+            x = mask
+            while x:
+                low = x & -x
+                v = T[mask ^ low, d]
+                if v < best:
+                    best = v
+                x ^= low
+            G[mask, d] = best
+
+
+@njit(cache=True)
+def _slot(code, mkeys):
+    """The memo slot of ``code`` (>= 0), or -1 - the free slot where it would go."""
+    size = mkeys.shape[0] - 1  # the last entry counts the entries
+    s = np.int64((np.uint64(code) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & (size - 1)
+    while True:
+        k = mkeys[s]
+        if k == code:
+            return s
+        if k == -1:
+            return -1 - s
+        s = (s + 1) & (size - 1)
+
+
+@njit(cache=True)
+def _mask_of(code):
+    m = 0
+    for p in range(13):
+        if (code >> (3 * p)) & 7:
+            m |= 1 << p
+    return m
+
+
+@njit(cache=True)
+def _code_of(mask):
+    c = np.int64(0)
+    for p in range(13):
+        if (mask >> p) & 1:
+            c |= np.int64(1) << (3 * p)
+    return c
+
+
+@njit(cache=True)
+def suit_row(code, par, TT, mkeys, mv, mdw, out, outmd, outdw):
+    """One suit's row for any counts (3-bit fields): values, costliest deadwood and deadwood
+    (as a code) for every budget, into the three outputs. Several copies: memoised."""
+    if code & HI_FIELDS == 0:
+        m = _mask_of(code)
+        for d in range(NB):
+            out[d] = TT[0, m, d]
+            outmd[d] = TT[1, m, d]
+            outdw[d] = _code_of(TT[2, m, d])
+        return
+    s = _slot(code, mkeys)
+    if s >= 0:
+        for d in range(NB):
+            out[d] = mv[0, s, d]
+            outmd[d] = mv[1, s, d]
+            outdw[d] = mdw[s, d]
+        return
+    top = par[P_TOP]
+    i = 0
+    while not (code >> (3 * i)) & 7:
+        i += 1
+    c0 = (code >> (3 * i)) & 7
+    rest = code - (1 << (3 * i))
+    cv = np.empty(NB, np.int64)
+    cmd = np.empty(NB, np.int64)
+    cdw = np.empty(NB, np.int64)
+    vals = np.empty(NB, np.int64)
+    mds = np.empty(NB, np.int64)
+    dws = np.empty(NB, np.int64)
+    suit_row(rest, par, TT, mkeys, mv, mdw, cv, cmd, cdw)
+    for d in range(NB):
+        vals[d] = par[i] + cv[d]
+        mds[d] = max(par[i], cmd[d])
+        dws[d] = cdw[d] + (1 << (3 * i))
+    above = 0
+    for p in range(i + 1, 13):
+        if (rest >> (3 * p)) & 7:
+            above |= 1 << (p - i - 1)
+    nheads = 1
+    if i == 0 and top == 14:
+        nheads = 3 if c0 >= 2 else 2
+    for h in range(nheads):
+        sub = above
+        while True:
+            low, high, n = _run_span(i, h, sub)
+            span = high - low + 1
+            lo = max(3, span) - n
+            if span <= top and lo < NB:
+                nxt = rest - (1 if h == 2 else 0)
+                x = sub
+                while x:
+                    nxt -= np.int64(1) << (3 * (_tz(x) + i + 1))
+                    x &= x - 1
+                suit_row(nxt, par, TT, mkeys, mv, mdw, cv, cmd, cdw)
+                for d in range(lo, NB):
+                    if _better(cv[d - lo], cmd[d - lo], vals[d], mds[d]):
+                        vals[d] = cv[d - lo]
+                        mds[d] = cmd[d - lo]
+                        dws[d] = cdw[d - lo]
+            if sub == 0:
+                break
+            sub = (sub - 1) & above
+    size = mkeys.shape[0] - 1
+    if mkeys[size] * 2 >= size:  # half full: empty it (the one cache policy)
+        mkeys[:] = -1
+        mkeys[size] = 0
+    s = -1 - _slot(code, mkeys)
+    mkeys[s] = code
+    mkeys[size] += 1
+    for d in range(NB):
+        mv[0, s, d] = vals[d]
+        mv[1, s, d] = mds[d]
+        mdw[s, d] = dws[d]
+        out[d] = vals[d]
+        outmd[d] = mds[d]
+        outdw[d] = dws[d]
+
+
+# ---------------------------------------------------------------------------- four suits
+@njit(cache=True, inline="always")
+def _conv(r0, r1, r2, r3, b, acc, tmp):
+    """Fewest total of four suit rows sharing ``b`` wilds (a min-plus convolution at b)."""
+    tot = np.int64(r0[0]) + r1[0] + r2[0] + r3[0]
+    if b == 0:
+        return tot
+    if b == 1:
+        return tot - max(r0[0] - r0[1], r1[0] - r1[1], r2[0] - r2[1], r3[0] - r3[1])
+    last = NB - 1
+    for i in range(b + 1):
+        acc[i] = r0[min(i, last)]
+    for s in range(3):
+        r = r1 if s == 0 else (r2 if s == 1 else r3)
+        if r[last] == r[0]:  # wilds do not help this suit
+            for i in range(b + 1):
+                acc[i] += r[0]
+            continue
+        for i in range(b + 1):
+            best = acc[i] + r[0]
+            for d in range(1, min(i, last) + 1):
+                v = acc[i - d] + r[d]
+                if v < best:
+                    best = v
+            tmp[i] = best
+        for i in range(b + 1):
+            acc[i] = tmp[i]
+    return acc[b]
+
+
+@njit(cache=True)
+def _conv_lex(V, MDr, b, acc, accmd, tmp, tmpmd, alloc):
+    """Lexicographic (points, costliest deadwood) convolution of four rows (V, MDr: (4, NB)) at
+    ``b`` wilds; returns the points, and the costliest deadwood and the wilds per suit
+    (``alloc``) of the best allocation in ``accmd[b]`` / ``alloc``."""
+    last = NB - 1
+    choice = tmp[MAX_WILDS + 1:]  # choice[s * (MAX_WILDS + 1) + i]: wilds given to suit s
+    cw = MAX_WILDS + 1
+    for i in range(b + 1):
+        acc[i] = V[0, min(i, last)]
+        accmd[i] = MDr[0, min(i, last)]
+        choice[i] = i
+    for s in range(1, 4):
+        for i in range(b + 1):
+            bv = acc[i] + V[s, 0]
+            bmd = max(accmd[i], MDr[s, 0])
+            bd = 0
+            for d in range(1, min(i, last) + 1):
+                v = acc[i - d] + V[s, d]
+                md = max(accmd[i - d], MDr[s, d])
+                if _better(v, md, bv, bmd):
+                    bv, bmd, bd = v, md, d
+            tmp[i] = bv
+            tmpmd[i] = bmd
+            choice[s * cw + i] = bd
+        for i in range(b + 1):
+            acc[i] = tmp[i]
+            accmd[i] = tmpmd[i]
+    i = b
+    for s in range(3, 0, -1):
+        alloc[s] = choice[s * cw + i]
+        i -= choice[s * cw + i]
+    alloc[0] = i
+    return acc[b]
+
+
+@njit(cache=True)
+def drop_row(code, par, TT, mkeys, mv, mdw, out, tv, tmd, tdw):
+    """One suit's drop row: ``out[d]``, the fewest points of the suit less one of its cards
+    (the best one to drop) with ``d`` wilds; INF for an empty suit."""
+    if code & HI_FIELDS == 0:
+        m = _mask_of(code)
+        for d in range(NB):
+            out[d] = TT[3, m, d]
+        return
+    for d in range(NB):
+        out[d] = INF
+    for p in range(13):
+        if (code >> (3 * p)) & 7:
+            suit_row(code - (np.int64(1) << (3 * p)), par, TT, mkeys, mv, mdw, tv, tmd, tdw)
+            for d in range(NB):
+                if tv[d] < out[d]:
+                    out[d] = tv[d]
+
+
+@njit(cache=True, inline="always")
+def _conv_drop(r0, r1, r2, r3, g0, g1, g2, g3, b, acc, acc1, tmp, tmp1):
+    """Fewest total of four suits sharing ``b`` wilds with one card dropped from one of them
+    (its drop row ``g``; the others' rows ``r``)."""
+    last = NB - 1
+    for i in range(b + 1):
+        acc[i] = r0[min(i, last)]
+        acc1[i] = g0[min(i, last)]
+    for s in range(3):
+        r = r1 if s == 0 else (r2 if s == 1 else r3)
+        g = g1 if s == 0 else (g2 if s == 1 else g3)
+        for i in range(b + 1):
+            best0 = acc[i] + r[0]
+            best1 = min(acc1[i] + r[0], acc[i] + g[0])
+            for d in range(1, min(i, last) + 1):
+                v0 = acc[i - d] + r[d]
+                if v0 < best0:
+                    best0 = v0
+                v1 = min(acc1[i - d] + r[d], acc[i - d] + g[d])
+                if v1 < best1:
+                    best1 = v1
+            tmp[i] = best0
+            tmp1[i] = best1
+        for i in range(b + 1):
+            acc[i] = tmp[i]
+            acc1[i] = tmp1[i]
+    return acc1[b]
+
+
+# ---------------------------------------------------------------------------- the hand
+@njit(cache=True)
+def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
+    """Fewest penalty of the hand (53 counts) with no cap on wilds per meld; -1 when this
+    method cannot certify it (the caller then runs the exact search in Python).
+
+    ``lex`` 0: points only. 1: also the costliest deadwood card of the best arrangements
+    (``ws[W_MD]``). 2: also that arrangement: its deadwood (``ws[W_DEAD:]``, 53 counts), its
+    sets and the suits' codes and budgets left for runs (``ws[W_SETS:]``, ``ws[W_SUITS:]``).
+    3 (*drop*): the fewest penalty of the hand less one natural card, the best one to drop
+    (INF when it holds none): an arrangement of the hand less ``k`` is one of the hand with
+    ``k`` left out, so the suits' drop rows (:func:`drop_row`) replace one suit's row.
+    """
+    J = np.int64(counts[52])
+    M = np.int64(counts[w]) + counts[13 + w] + counts[26 + w] + counts[39 + w]
+    W = J + M
+    if W > MAX_WILDS:
+        return -1
+    top = par[P_TOP]
+    sc = ws[W_SCRATCH:]
+    codes = sc[0:4]
+    masks = sc[4:8]
+    all_nat = np.int64(0)
+    nat_md = -1
+    maxpos = 0
+    multi = False
+    for s in range(4):
+        c = np.int64(0)
+        m = 0
+        npos = 0
+        base = s * 13
+        for p in range(13):
+            k = counts[base + p]
+            if k and p != w:
+                if k > 7:
+                    return -1
+                c |= np.int64(k) << (3 * p)
+                m |= 1 << p
+                all_nat += k * par[p]
+                if par[p] > nat_md:
+                    nat_md = par[p]
+                npos += 1
+        if c & HI_FIELDS:
+            multi = True
+            if top == 14 and w != 0 and counts[base] >= 2:
+                npos += 1
+        codes[s] = c
+        masks[s] = m
+        if npos > maxpos:
+            maxpos = npos
+    V = wr[0]  # (8, NB): rows 0..3, the suits as they are; 4..7, at a leaf of the search
+    MDr = wr[1]
+    DWr = wr[2]
+    Gr = wr[3]  # drop rows (lex 3)
+    drop = lex == 3
+    for s in range(4):
+        if multi:
+            suit_row(codes[s], par, TT, mkeys, mv, mdw, V[s], MDr[s], DWr[s])
+            if drop:
+                drop_row(codes[s], par, TT, mkeys, mv, mdw, Gr[s], MDr[4], DWr[4], DWr[5])
+        elif lex:
+            m = masks[s]
+            for d in range(NB):
+                V[s, d] = TT[0, m, d]
+                MDr[s, d] = TT[1, m, d]
+                Gr[s, d] = TT[3, m, d]
+    acc = sc[8:104]
+    tmp = sc[3400:3900]  # also holds _conv_lex's traceback
+    accmd = sc[200:296]
+    tmpmd = sc[296:392]
+    alloc = sc[392:396]
+    best_alloc = sc[396:400]
+    best_codes = sc[400:404]
+    if drop:
+        best = _conv_drop(V[0], V[1], V[2], V[3], Gr[0], Gr[1], Gr[2], Gr[3], W, acc, accmd,
+                          tmp, tmpmd)
+        best_md = 0
+    elif lex:
+        best = _conv_lex(V[0:4], MDr[0:4], W, acc, accmd, tmp, tmpmd, alloc)
+        best_md = accmd[W]
+        for s in range(4):
+            best_alloc[s] = alloc[s]
+            best_codes[s] = codes[s]
+    elif multi:
+        best = _conv(V[0], V[1], V[2], V[3], W, acc, tmp)
+        best_md = 0
+    else:
+        best = _conv(TT[0, masks[0]], TT[0, masks[1]], TT[0, masks[2]], TT[0, masks[3]], W, acc,
+                     tmp)
+        best_md = 0
+    best_D = 0
+    nsets = 0
+    # Ranks that can hold a set: 2 natural cards or more (3 or more with no wilds).
+    minsize = 2 if W > 0 else 3
+    ranks = sc[404:417]
+    nopt = sc[420:433]
+    idx = sc[436:449]
+    best_idx = sc[452:465]
+    bound = sc[468:564]
+    futmax = sc[564:578]
+    stD = sc[580:594]
+    stS = sc[596:610]
+    stC = sc[612:612 + 14 * 4]  # stC[4 * j + s]: suit s's code at depth j
+    stM = sc[3904:3904 + 14 * 4]  # the same as a 13-bit mask (one copy per card)
+    optD = sc[700:700 + 13 * MAX_OPTIONS]  # optD[MAX_OPTIONS * j + o]: option o of rank j
+    optS = sc[1600:1600 + 13 * MAX_OPTIONS]
+    optT = sc[2500:2500 + 13 * MAX_OPTIONS]
+    nr = 0
+    for p in range(13):
+        if p == w:
+            continue
+        sh = 3 * p
+        c0 = (codes[0] >> sh) & 7
+        c1 = (codes[1] >> sh) & 7
+        c2 = (codes[2] >> sh) & 7
+        c3 = (codes[3] >> sh) & 7
+        if c0 + c1 + c2 + c3 < minsize:
+            continue
+        if (c0 + 1) * (c1 + 1) * (c2 + 1) * (c3 + 1) > MAX_OPTIONS:
+            return -1
+        k = 1
+        optD[MAX_OPTIONS * nr + 0] = 0
+        optS[MAX_OPTIONS * nr + 0] = 0
+        optT[MAX_OPTIONS * nr + 0] = 0
+        for t0 in range(c0 + 1):
+            for t1 in range(c1 + 1):
+                for t2 in range(c2 + 1):
+                    for t3 in range(c3 + 1):
+                        size = t0 + t1 + t2 + t3
+                        if size < minsize or (size < 3 and 3 - size > W):
+                            continue
+                        optD[MAX_OPTIONS * nr + k] = 3 - size if size < 3 else 0
+                        optS[MAX_OPTIONS * nr + k] = size * par[p]
+                        optT[MAX_OPTIONS * nr + k] = t0 | (t1 << 3) | (t2 << 6) | (t3 << 9)
+                        k += 1
+        ranks[nr] = p
+        nopt[nr] = k
+        nr += 1
+    best_has_set = False
+    if nr:
+        for b in range(W + 1):
+            if drop:
+                bound[b] = _conv_drop(V[0], V[1], V[2], V[3], Gr[0], Gr[1], Gr[2], Gr[3], b,
+                                      acc, accmd, tmp, tmpmd)
+            elif multi or lex:
+                bound[b] = _conv(V[0], V[1], V[2], V[3], b, acc, tmp)
+            else:
+                bound[b] = _conv(TT[0, masks[0]], TT[0, masks[1]], TT[0, masks[2]],
+                                 TT[0, masks[3]], b, acc, tmp)
+        futmax[nr] = 0
+        for j in range(nr - 1, -1, -1):
+            mx = 0
+            for o in range(nopt[j]):
+                mx = max(mx, optS[MAX_OPTIONS * j + o])
+            futmax[j] = futmax[j + 1] + mx
+        # Depth-first over the set ranks, one option each ("no set" first); level j holds
+        # the wilds needed, the points of the set cards and the suits left after ranks < j.
+        slack = 1 if lex and not drop else 0  # an equal bound may win on the costliest card
+        stD[0] = 0
+        stS[0] = 0
+        for s in range(4):
+            stC[4 * (0) + s] = codes[s]
+            stM[4 * (0) + s] = masks[s]
+        idx[0] = -1
+        j = 0
+        nodes = 0
+        while j >= 0:
+            idx[j] += 1
+            o = idx[j]
+            if o >= nopt[j]:
+                j -= 1
+                continue
+            nodes += 1
+            if nodes > MAX_NODES:
+                return -1
+            D = stD[j] + optD[MAX_OPTIONS * j + o]
+            sp = stS[j] + optS[MAX_OPTIONS * j + o]
+            if D > W or bound[W - D] - sp - futmax[j + 1] + slack > best:
+                continue
+            t = optT[MAX_OPTIONS * j + o]
+            p = ranks[j]
+            for s in range(4):
+                ts = (t >> (3 * s)) & 7
+                stC[4 * (j + 1) + s] = stC[4 * (j) + s] - (ts << (3 * p))
+                stM[4 * (j + 1) + s] = stM[4 * (j) + s] & ~(1 << p) if ts else stM[4 * (j) + s]
+            stD[j + 1] = D
+            stS[j + 1] = sp
+            if j + 1 < nr:
+                j += 1
+                idx[j] = -1
+                continue
+            if sp == 0 or bound[W - D] - sp + slack > best:
+                continue  # no set at all (done above), or hopeless
+            if not lex and not multi:
+                v = _conv(TT[0, stM[4 * (nr) + 0]], TT[0, stM[4 * (nr) + 1]], TT[0, stM[4 * (nr) + 2]],
+                          TT[0, stM[4 * (nr) + 3]], W - D, acc, tmp)
+                if v < best:
+                    best = v
+                    best_has_set = True
+                continue
+            for s in range(4):
+                if stC[4 * (nr) + s] == codes[s]:
+                    for d in range(NB):
+                        V[4 + s, d] = V[s, d]
+                        MDr[4 + s, d] = MDr[s, d]
+                        Gr[4 + s, d] = Gr[s, d]
+                elif multi:
+                    suit_row(stC[4 * (nr) + s], par, TT, mkeys, mv, mdw, V[4 + s], MDr[4 + s],
+                             DWr[4 + s])
+                    if drop:
+                        drop_row(stC[4 * (nr) + s], par, TT, mkeys, mv, mdw, Gr[4 + s],
+                                 MDr[0], DWr[0], DWr[1])
+                else:
+                    m = stM[4 * (nr) + s]
+                    for d in range(NB):
+                        V[4 + s, d] = TT[0, m, d]
+                        MDr[4 + s, d] = TT[1, m, d]
+                        Gr[4 + s, d] = TT[3, m, d]
+            if drop:
+                v = _conv_drop(V[4], V[5], V[6], V[7], Gr[4], Gr[5], Gr[6], Gr[7], W - D, acc,
+                               accmd, tmp, tmpmd)
+                md = 0
+                win = v < best
+            elif lex:
+                v = _conv_lex(V[4:8], MDr[4:8], W - D, acc, accmd, tmp, tmpmd, alloc)
+                md = accmd[W - D]
+                win = _better(v, md, best, best_md)
+            else:
+                v = _conv(V[4], V[5], V[6], V[7], W - D, acc, tmp)
+                md = 0
+                win = v < best
+            if win:
+                best = v
+                best_md = md
+                best_has_set = True
+                best_D = D
+                nsets = 0
+                for jj in range(nr):
+                    best_idx[jj] = idx[jj]
+                    if idx[jj]:
+                        nsets += 1
+                for s in range(4):
+                    best_alloc[s] = alloc[s]
+                    best_codes[s] = stC[4 * (nr) + s]
+    if drop:
+        # One natural card dropped: an arrangement with a meld and a card to drop leaves less
+        # than all the natural cards less the costliest (what no meld leaves).
+        if nat_md < 0:
+            return INF
+        if best < all_nat - nat_md:
+            if W > 0 and not best_has_set and maxpos > top - W:
+                return -1
+            return best
+        if W == 0 or (M >= 1 and W >= 3) or (par[P_ALL_WILD] and J >= 3):
+            return all_nat - nat_md
+        return all_nat - nat_md + J * par[52] + M * par[w]
+    meld = best < all_nat
+    wild_dead = False
+    if meld:
+        # Some meld of natural cards exists; with no cap every spare wild joins one, provided
+        # a set is chosen or a run has room: sure when no suit holds more than top - W
+        # natural positions (a run of n naturals needs <= D gap wilds, has top - n - D room).
+        if W > 0 and not best_has_set and maxpos > top - W:
+            return -1
+        value = best
+    else:
+        # No natural meld: the wilds alone (a set of the wild rank; jokers with all_wild).
+        value = all_nat
+        best_md = nat_md
+        nsets = 0
+        best_D = 0
+        wild_dead = not (W == 0 or (M >= 1 and W >= 3) or (par[P_ALL_WILD] and J >= 3))
+        if wild_dead:
+            value += J * par[52] + M * par[w]
+            if J and par[52] > best_md:
+                best_md = par[52]
+            if M and par[w] > best_md:
+                best_md = par[w]
+    ws[W_MD] = best_md
+    if lex > 1:
+        ws[W_NSETS] = nsets
+        ws[W_D] = best_D
+        n = 0
+        if meld and best_has_set:
+            for jj in range(nr):
+                if best_idx[jj]:
+                    ws[W_SETS + 2 * n] = ranks[jj]
+                    ws[W_SETS + 2 * n + 1] = optT[MAX_OPTIONS * jj + best_idx[jj]]
+                    n += 1
+        dead = ws[W_DEAD:W_DEAD + 53]
+        for k in range(53):
+            dead[k] = 0
+        for s in range(4):
+            if meld:
+                code = best_codes[s]
+                d = best_alloc[s]
+                suit_row(code, par, TT, mkeys, mv, mdw, V[4 + s], MDr[4 + s], DWr[4 + s])
+                left = DWr[4 + s, min(d, NB - 1)]
+            else:
+                code = codes[s]
+                d = 0
+                left = code
+            ws[W_SUITS + 2 * s] = code
+            ws[W_SUITS + 2 * s + 1] = d
+            for p in range(13):
+                dead[s * 13 + p] = (left >> (3 * p)) & 7
+        if wild_dead:
+            dead[52] = J
+            for s in range(4):
+                dead[s * 13 + w] = counts[s * 13 + w]
+    return value
+
+
+# ---------------------------------------------------------------------------- more than one
+@njit(cache=True)
+def discard_values(counts, w, par, TT, mkeys, mv, mdw, ws, wr, out):
+    """``out[k]``: the fewest penalty of the hand without one card of kind ``k``, for every
+    kind held (-2 for kinds not held, -1 where the kernel cannot certify it). A card that is
+    deadwood in a best arrangement needs no search: dropping it saves exactly its penalty
+    (no arrangement without it does better, since adding it back as deadwood costs only
+    that). Returns the hand's own value (or -1)."""
+    value = evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, 2)
+    for k in range(53):
+        out[k] = -2
+    if value < 0:
+        for k in range(53):
+            if counts[k]:
+                out[k] = -1
+        return value
+    less = ws[W_SCRATCH + 7000:W_SCRATCH + 7053]
+    for k in range(53):
+        less[k] = ws[W_DEAD + k]  # the deadwood, before evaluate() below overwrites it
+    hand = np.empty(53, np.uint8)
+    for k in range(53):
+        hand[k] = counts[k]
+    for k in range(53):
+        if not counts[k]:
+            continue
+        if less[k]:
+            out[k] = value - par[k]
+        else:
+            hand[k] -= 1
+            out[k] = evaluate(hand, w, par, TT, mkeys, mv, mdw, ws, wr, 0)
+            hand[k] += 1
+    return value
+
+
+@njit(cache=True)
+def suit_runs(code, d, par, TT, mkeys, mv, mdw, out):
+    """The runs of one suit's best arrangement at budget ``d`` (as :func:`evaluate` chose it):
+    ``out[3r:3r+3] = (natural positions as bits 0..13 for positions 1..14, wilds needed,
+    naturals)``; returns the number of runs."""
+    top = par[P_TOP]
+    V = np.empty(NB, np.int64)
+    MDv = np.empty(NB, np.int64)
+    DWv = np.empty(NB, np.int64)
+    cv = np.empty(NB, np.int64)
+    cmd = np.empty(NB, np.int64)
+    cdw = np.empty(NB, np.int64)
+    nruns = 0
+    d = min(d, NB - 1)
+    while code:
+        suit_row(code, par, TT, mkeys, mv, mdw, V, MDv, DWv)
+        tv, tmd = V[d], MDv[d]
+        i = 0
+        while not (code >> (3 * i)) & 7:
+            i += 1
+        c0 = (code >> (3 * i)) & 7
+        rest = code - (1 << (3 * i))
+        suit_row(rest, par, TT, mkeys, mv, mdw, cv, cmd, cdw)
+        if par[i] + cv[d] == tv and max(par[i], cmd[d]) == tmd:
+            code = rest  # the lowest card is deadwood
+            continue
+        above = 0
+        for p in range(i + 1, 13):
+            if (rest >> (3 * p)) & 7:
+                above |= 1 << (p - i - 1)
+        nheads = 1
+        if i == 0 and top == 14:
+            nheads = 3 if c0 >= 2 else 2
+        found = False
+        for h in range(nheads):
+            sub = above
+            while True:
+                low, high, n = _run_span(i, h, sub)
+                span = high - low + 1
+                lo = max(3, span) - n
+                if span <= top and lo <= d:
+                    nxt = rest - (1 if h == 2 else 0)
+                    x = sub
+                    while x:
+                        nxt -= np.int64(1) << (3 * (_tz(x) + i + 1))
+                        x &= x - 1
+                    suit_row(nxt, par, TT, mkeys, mv, mdw, cv, cmd, cdw)
+                    if cv[d - lo] == tv and cmd[d - lo] == tmd:
+                        places = sub << (i + 1)
+                        if h == 0:
+                            places |= 1 << i
+                        elif h == 1:
+                            places |= 1 << 13
+                        else:
+                            places |= 1 | (1 << 13)
+                        out[3 * nruns] = places
+                        out[3 * nruns + 1] = lo
+                        out[3 * nruns + 2] = n
+                        nruns += 1
+                        code = nxt
+                        d -= lo
+                        found = True
+                        break
+                if sub == 0:
+                    break
+                sub = (sub - 1) & above
+            if found:
+                break
+        if not found:
+            return -1  # unreachable: the row was computed by these very options
+    return nruns
+
+
+@njit(cache=True)
+def _can_meld(x, b, w, top, W):
+    """Whether the natural card kind ``x`` can be in any meld of the hand ``b + x`` (53
+    counts; ``W`` wild cards in b). If not, x is deadwood in every arrangement of b + x.
+
+    A set holding x needs two more cards of its rank, naturals or wilds; a run holding x and
+    at most one wild has another natural of its suit within two places, and one with no wild
+    three consecutive naturals; two wilds meld any card."""
+    if W >= 2:
+        return True
+    s = x // 13
+    p = x % 13
+    n = 0
+    for t in range(4):
+        if p != w:
+            n += b[t * 13 + p]
+    if n + W >= 2:
+        return True
+    # suited naturals at positions 1..14 (an ace also at 14 with aces high)
+    near = 0
+    for q in range(13):
+        if q != w and b[s * 13 + q]:
+            near |= 1 << (q + 1)
+            if q == 0 and top == 14:
+                near |= 1 << 14
+    places = 1 << (p + 1)
+    if p == 0 and top == 14:
+        places |= 1 << 14
+    for pos in range(1, 15):
+        if not (places >> pos) & 1:
+            continue
+        if W == 1:
+            for dpos in (-2, -1, 1, 2):
+                q = pos + dpos
+                if 1 <= q <= top and (near >> q) & 1:
+                    return True
+        else:
+            for lowp in (pos - 2, pos - 1, pos):
+                if lowp < 1 or lowp + 2 > top:
+                    continue
+                ok = True
+                for q in range(lowp, lowp + 3):
+                    if q != pos and not (near >> q) & 1:
+                        ok = False
+                if ok:
+                    return True
+    return False
+
+
+@njit(cache=True)
+def after_draw_values(b, weights, w, par, TT, mkeys, mv, mdw, ws, wr, out, dv):
+    """For every kind ``x`` with ``weights[x] > 0``: ``out[x]``, the fewest penalty of
+    ``b + x`` after its best discard (any card, x itself included). ``dv``: the discard values
+    of ``b`` (as :func:`discard_values`). Returns ``b``'s own value; -1 anywhere (value or an
+    entry of ``out``) marks what the kernel could not certify.
+
+    A card that cannot meld with ``b`` (see :func:`_can_meld`) is valued in closed form:
+    keep it and make b's best discard, or throw it back. For the others one search finds the
+    best natural card to drop from ``b + x`` (:func:`evaluate`, mode 3); each wild kind held is
+    tried as a discard on its own."""
+    value = discard_values(b, w, par, TT, mkeys, mv, mdw, ws, wr, dv)
+    for k in range(53):
+        out[k] = 0
+    if value < 0:
+        for k in range(53):
+            if weights[k] > 0:
+                out[k] = -1
+        return value
+    best_drop = value  # b's best discard, or b itself when it is empty
+    exact = True
+    first = True
+    for k in range(53):
+        if dv[k] >= 0:
+            if first or dv[k] < best_drop:
+                best_drop = dv[k]
+                first = False
+        elif dv[k] == -1:
+            exact = False
+    top = par[P_TOP]
+    W = np.int64(b[52]) + b[w] + b[13 + w] + b[26 + w] + b[39 + w]
+    c = np.empty(53, np.uint8)
+    for k in range(53):
+        c[k] = b[k]
+    # The natural cards that can meld: all at once (one search over b's set choices for the
+    # best card to drop, one more per wild kind held for discarding that wild instead).
+    xs = np.empty(53, np.int64)
+    nx = 0
+    for x in range(53):
+        if weights[x] > 0 and x != 52 and x % 13 != w:
+            if _can_meld(x, b, w, top, W):
+                xs[nx] = x
+                nx += 1
+            else:
+                out[x] = min(value, par[x] + best_drop) if exact else -1
+    batch = np.full(53, -1, np.int64)
+    if nx:
+        res = np.empty(53, np.int64)
+        if draws_at_once(b, xs, nx, True, w, par, TT, mkeys, mv, mdw, res) == 0:
+            for i in range(nx):
+                batch[xs[i]] = min(value, res[xs[i]]) if res[xs[i]] >= 0 else -1
+            for k in range(53):
+                if b[k] and (k == 52 or k % 13 == w):
+                    c[k] -= 1
+                    ok = draws_at_once(c, xs, nx, False, w, par, TT, mkeys, mv, mdw, res)
+                    c[k] += 1
+                    for i in range(nx):
+                        x = xs[i]
+                        if ok != 0 or res[x] < 0:
+                            batch[x] = -1
+                        elif batch[x] >= 0 and res[x] < batch[x]:
+                            batch[x] = res[x]
+    for x in range(53):
+        if weights[x] <= 0:
+            continue
+        wild = x == 52 or x % 13 == w
+        if not wild and not _can_meld(x, b, w, top, W):
+            continue
+        if not wild and batch[x] >= 0:
+            out[x] = batch[x]
+            continue
+        c[x] += 1
+        # The best discard of b + x: x itself (back to b), the best natural card to drop (one
+        # search over the hand less any natural card), or a wild card.
+        best = value
+        u = evaluate(c, w, par, TT, mkeys, mv, mdw, ws, wr, 3)
+        if u < 0:
+            out[x] = -1
+            c[x] -= 1
+            continue
+        if u < best:
+            best = u
+        for k in range(53):
+            if c[k] and k != x and (k == 52 or k % 13 == w):
+                c[k] -= 1
+                u = evaluate(c, w, par, TT, mkeys, mv, mdw, ws, wr, 0)
+                c[k] += 1
+                if u < 0:
+                    best = -1
+                    break
+                if u < best:
+                    best = u
+        out[x] = best
+        c[x] -= 1
+    return value
+
+
+# ---------------------------------------------------------------------------- every draw at once
+@njit(cache=True)
+def _vec3(r, skip, B, out, tmp):
+    """``out[i]`` for i = 0..B: the fewest total of the rows ``r`` (4, NB) but ``skip``
+    sharing i wilds."""
+    last = NB - 1
+    first = True
+    for s in range(4):
+        if s == skip:
+            continue
+        if first:
+            for i in range(B + 1):
+                out[i] = r[s, min(i, last)]
+            first = False
+            continue
+        for i in range(B + 1):
+            best = out[i] + r[s, 0]
+            for d in range(1, min(i, last) + 1):
+                v = out[i - d] + r[s, d]
+                if v < best:
+                    best = v
+            tmp[i] = best
+        for i in range(B + 1):
+            out[i] = tmp[i]
+
+
+@njit(cache=True)
+def _vec3_drop(r, g, skip, B, out, out1, tmp, tmp1):
+    """Like :func:`_vec3`, with one card dropped from one of the three suits (``out1``)."""
+    last = NB - 1
+    first = True
+    for s in range(4):
+        if s == skip:
+            continue
+        if first:
+            for i in range(B + 1):
+                out[i] = r[s, min(i, last)]
+                out1[i] = g[s, min(i, last)]
+            first = False
+            continue
+        for i in range(B + 1):
+            b0 = out[i] + r[s, 0]
+            b1 = min(out1[i] + r[s, 0], out[i] + g[s, 0])
+            for d in range(1, min(i, last) + 1):
+                v0 = out[i - d] + r[s, d]
+                if v0 < b0:
+                    b0 = v0
+                v1 = min(out1[i - d] + r[s, d], out[i - d] + g[s, d])
+                if v1 < b1:
+                    b1 = v1
+            tmp[i] = b0
+            tmp1[i] = b1
+        for i in range(B + 1):
+            out[i] = tmp[i]
+            out1[i] = tmp1[i]
+
+
+@njit(cache=True)
+def _leaf_rows(lc, multi, par, TT, mkeys, mv, mdw, rT, rG, dropping, sv, smd, sdw):
+    """The rows (and drop rows) of the four suits ``lc`` (codes) into rT, rG (4, NB)."""
+    for s in range(4):
+        code = lc[s]
+        if multi and code & HI_FIELDS:
+            suit_row(code, par, TT, mkeys, mv, mdw, rT[s], smd, sdw)
+            if dropping:
+                drop_row(code, par, TT, mkeys, mv, mdw, rG[s], sv, smd, sdw)
+        else:
+            m = _mask_of(code)
+            for d in range(NB):
+                rT[s, d] = TT[0, m, d]
+                rG[s, d] = TT[3, m, d]
+
+
+@njit(cache=True)
+def draws_at_once(base, xs, nx, dropping, w, par, TT, mkeys, mv, mdw, res):
+    """For each natural kind ``x = xs[i]`` (i < nx): ``res[x]``, the fewest penalty of
+    ``base + x`` (``dropping`` False) or of ``base + x`` less its best natural card to drop
+    (True: :func:`evaluate` mode 3), all in one pass over base's set choices. Returns 0, or
+    -1 when the caller must value the draws one by one (too many set choices); an entry -1
+    marks a value this method cannot certify (as :func:`evaluate`).
+
+    Part A: x stands in its suit's row. Each choice of sets of ``base`` (a leaf) is combined
+    with every x: the other three suits' rows are convolved once per leaf and suit, so x costs
+    one pass over the budgets. Part B: x in a set of its rank with cards of ``base``: the same
+    leaves with that rank's options replaced by x's sets, whatever x's suit."""
+    J = np.int64(base[52])
+    M = np.int64(base[w]) + base[13 + w] + base[26 + w] + base[39 + w]
+    W = J + M
+    if W > MAX_WILDS:
+        return -1
+    top = par[P_TOP]
+    codes = np.zeros(4, np.int64)
+    npos = np.zeros(4, np.int64)
+    all_nat = np.int64(0)
+    nat_md = -1
+    multi = False
+    for s in range(4):
+        c = np.int64(0)
+        for p in range(13):
+            k = base[s * 13 + p]
+            if k and p != w:
+                if k > 6:
+                    return -1
+                c |= np.int64(k) << (3 * p)
+                all_nat += k * par[p]
+                nat_md = max(nat_md, par[p])
+                npos[s] += 1
+        codes[s] = c
+    for i in range(nx):  # x may make a second copy
+        x = xs[i]
+        if (codes[x // 13] >> (3 * (x % 13))) & 7:
+            multi = True
+    for s in range(4):
+        if codes[s] & HI_FIELDS:
+            multi = True
+    # Set options of base (as evaluate), and of base + x at x's rank (x in the set).
+    minsize = 2 if W > 0 else 3
+    ranks = np.empty(13, np.int64)
+    optD = np.empty((13, MAX_OPTIONS), np.int64)
+    optT = np.empty((13, MAX_OPTIONS), np.int64)
+    nr = 0
+    rank_of = np.full(13, -1, np.int64)
+    for p in range(13):
+        if p == w:
+            continue
+        c0 = (codes[0] >> (3 * p)) & 7
+        c1 = (codes[1] >> (3 * p)) & 7
+        c2 = (codes[2] >> (3 * p)) & 7
+        c3 = (codes[3] >> (3 * p)) & 7
+        if c0 + c1 + c2 + c3 == 0:
+            continue
+        if (c0 + 1) * (c1 + 1) * (c2 + 1) * (c3 + 1) > MAX_OPTIONS:
+            return -1
+        ranks[nr] = p
+        rank_of[p] = nr
+        nr += 1
+    # optA: the options of base at each rank (none first); optB: with x added (size + 1)
+    nA = np.zeros(13, np.int64)
+    nB = np.zeros(13, np.int64)
+    optDB = np.empty((13, MAX_OPTIONS), np.int64)
+    optTB = np.empty((13, MAX_OPTIONS), np.int64)
+    for j in range(nr):
+        p = ranks[j]
+        c0 = (codes[0] >> (3 * p)) & 7
+        c1 = (codes[1] >> (3 * p)) & 7
+        c2 = (codes[2] >> (3 * p)) & 7
+        c3 = (codes[3] >> (3 * p)) & 7
+        optD[j, 0] = 0
+        optT[j, 0] = 0
+        ka = 1
+        kb = 0
+        for t0 in range(c0 + 1):
+            for t1 in range(c1 + 1):
+                for t2 in range(c2 + 1):
+                    for t3 in range(c3 + 1):
+                        size = t0 + t1 + t2 + t3
+                        t = t0 | (t1 << 3) | (t2 << 6) | (t3 << 9)
+                        if size >= minsize and not (size < 3 and 3 - size > W):
+                            optD[j, ka] = 3 - size if size < 3 else 0
+                            optT[j, ka] = t
+                            ka += 1
+                        sb = size + 1
+                        if size >= 1 and sb >= minsize and not (sb < 3 and 3 - sb > W):
+                            optDB[j, kb] = 3 - sb if sb < 3 else 0
+                            optTB[j, kb] = t
+                            kb += 1
+        nA[j] = ka
+        nB[j] = kb
+    # Leaves: every choice of base's options (Part A), then per rank with x-sets (Part B).
+    best = np.full(53, np.int64(1) << 40)
+    hasset = np.zeros(53, np.bool_)
+    rT = np.empty((4, NB), np.int64)
+    rG = np.empty((4, NB), np.int64)
+    xT = np.empty(NB, np.int64)
+    xG = np.empty(NB, np.int64)
+    sv = np.empty(NB, np.int64)
+    smd = np.empty(NB, np.int64)
+    sdw = np.empty(NB, np.int64)
+    P = np.empty((4, MAX_WILDS + 1), np.int64)
+    Q = np.empty((4, MAX_WILDS + 1), np.int64)
+    t1 = np.empty(MAX_WILDS + 1, np.int64)
+    t2 = np.empty(MAX_WILDS + 1, np.int64)
+    lc = np.empty(4, np.int64)
+    idx = np.zeros(14, np.int64)
+    need_b = np.zeros(13, np.bool_)
+    for i in range(nx):
+        p = xs[i] % 13
+        if rank_of[p] >= 0 and nB[rank_of[p]] > 0:
+            need_b[rank_of[p]] = True
+    leaves = 0
+    for part in range(1 + nr):
+        jb = part - 1  # Part B for the rank index jb (Part A: -1)
+        if jb >= 0 and not need_b[jb]:
+            continue
+        for j in range(nr):
+            idx[j] = 0
+        while True:
+            # the leaf idx: options per rank (rank jb from the x-set options)
+            D = 0
+            has = False
+            for s in range(4):
+                lc[s] = codes[s]
+            ok = True
+            for j in range(nr):
+                o = idx[j]
+                if j == jb:
+                    D += optDB[j, o]
+                    t = optTB[j, o]
+                    has = True
+                elif o:
+                    D += optD[j, o]
+                    t = optT[j, o]
+                    has = True
+                else:
+                    continue
+                p = ranks[j]
+                for s in range(4):
+                    lc[s] -= ((t >> (3 * s)) & 7) << (3 * p)
+            if D > W:
+                ok = False
+            if ok:
+                leaves += 1
+                if leaves > 4096:
+                    return -1
+                B = W - D
+                _leaf_rows(lc, multi, par, TT, mkeys, mv, mdw, rT, rG, dropping, sv, smd, sdw)
+                if jb >= 0:
+                    # x in the set: the rows are base's less the set's cards, whatever x is
+                    for s in range(4):
+                        if s == 0:
+                            if dropping:
+                                _vec3_drop(rT, rG, -1, B, P[0], Q[0], t1, t2)
+                            else:
+                                _vec3(rT, -1, B, P[0], t1)
+                    v = Q[0, B] if dropping else P[0, B]
+                    for i in range(nx):
+                        x = xs[i]
+                        if rank_of[x % 13] == jb and v < best[x]:
+                            best[x] = v
+                            hasset[x] = True
+                else:
+                    for s in range(4):
+                        if dropping:
+                            _vec3_drop(rT, rG, s, B, P[s], Q[s], t1, t2)
+                        else:
+                            _vec3(rT, s, B, P[s], t1)
+                    for i in range(nx):
+                        x = xs[i]
+                        s = x // 13
+                        p = x % 13
+                        code2 = lc[s] + (np.int64(1) << (3 * p))
+                        single = code2 & HI_FIELDS == 0
+                        if single:
+                            m2 = _mask_of(code2)
+                        else:
+                            suit_row(code2, par, TT, mkeys, mv, mdw, xT, smd, sdw)
+                            if dropping:
+                                drop_row(code2, par, TT, mkeys, mv, mdw, xG, sv, smd, sdw)
+                        v = np.int64(1) << 40
+                        for d in range(min(B, NB - 1) + 1):
+                            if single:
+                                tv = np.int64(TT[0, m2, d])
+                                gv = np.int64(TT[3, m2, d])
+                            else:
+                                tv = xT[d]
+                                gv = xG[d] if dropping else 0
+                            if dropping:
+                                u = min(Q[s, B - d] + tv, P[s, B - d] + gv)
+                            else:
+                                u = P[s, B - d] + tv
+                            if u < v:
+                                v = u
+                        if v < best[x]:
+                            best[x] = v
+                            hasset[x] = has
+            # next leaf
+            j = 0
+            while j < nr:
+                idx[j] += 1
+                if idx[j] < (nB[j] if j == jb else nA[j]):
+                    break
+                idx[j] = 0
+                j += 1
+            if j == nr:
+                break
+    # The final rule of evaluate, per x.
+    for i in range(nx):
+        x = xs[i]
+        s = x // 13
+        p = x % 13
+        nat_x = all_nat + par[x]
+        md_x = max(nat_md, par[x])
+        pos = npos[s] + (0 if (codes[s] >> (3 * p)) & 7 else 1)
+        if top == 14 and w != 0:
+            aces = ((codes[s] & 7) + (1 if p == 0 else 0))
+            if aces >= 2:
+                pos += 1
+        maxpos = pos
+        for t in range(4):
+            if t != s and npos[t] + (1 if top == 14 and w != 0 and (codes[t] & 7) >= 2 else 0
+                                     ) > maxpos:
+                maxpos = npos[t] + (1 if top == 14 and w != 0 and (codes[t] & 7) >= 2 else 0)
+        limit = nat_x - md_x if dropping else nat_x
+        if best[x] < limit:
+            if W > 0 and not hasset[x] and maxpos > top - W:
+                res[x] = -1
+            else:
+                res[x] = best[x]
+        elif W == 0 or (M >= 1 and W >= 3) or (par[P_ALL_WILD] and J >= 3):
+            res[x] = limit
+        else:
+            res[x] = limit + J * par[52] + M * par[w]
+    return 0

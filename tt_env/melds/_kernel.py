@@ -1,0 +1,167 @@
+"""The compiled kernel's Python side: which configurations it serves, its tables, its calls.
+
+:mod:`._jit` (numba) solves hands with no cap on wilds per meld; this module builds what it
+reads (a parameter array per configuration, suit tables per penalty table, one fixed-size memo
+per table for suits with several copies of a card) and calls it without numba's dispatch cost
+(the compiled entry point of each signature). numba is imported on first use, not with the
+package. Without numba (``pip`` could not install it, or the environment variable
+``TT_ENV_NO_JIT=1``) everything runs in Python, exactly and more slowly.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..cards import NUM_RANKS
+from ._cache import BoundedCache
+
+_ENV_FLAG = "TT_ENV_NO_JIT"
+_state = {"jit": None, "tried": False, "error": None}
+_TABLES: BoundedCache = BoundedCache(16)  # (top, natural penalties) -> (TT, memo arrays)
+MEMO_SLOTS = 1 << 15
+
+
+def jit_module():
+    """The numba kernel module, or None when numba is unavailable or disabled."""
+    if not _state["tried"]:
+        _state["tried"] = True
+        if os.environ.get(_ENV_FLAG, "").strip() not in ("", "0"):
+            _state["error"] = f"disabled by {_ENV_FLAG}"
+        else:
+            try:
+                from . import _jit
+            except ImportError as exc:  # numba missing or broken: Python solves everything
+                _state["error"] = f"numba unavailable: {exc}"
+            else:
+                _state["jit"] = _jit
+    return _state["jit"]
+
+
+def set_enabled(enabled: bool) -> None:
+    """Use the compiled kernel (when numba is available) or only the Python solver; tests
+    compare the two. Configurations already built keep what they had, so clear the solver's
+    caches (``tt_env.melds.clear_cache(tables=True)``) after switching."""
+    _state["tried"] = not enabled
+    _state["jit"] = None
+    _state["error"] = None if enabled else "disabled by set_enabled(False)"
+    if enabled:
+        jit_module()
+
+
+def status() -> str:
+    """A line saying whether the compiled kernel is in use, for benchmarks and bug reports."""
+    jit = jit_module()
+    if jit is None:
+        return f"compiled kernel off ({_state['error']}); the Python solver answers"
+    import numba
+
+    return f"compiled kernel on (numba {numba.__version__})"
+
+
+class _Entry:
+    """A numba function called through the compiled entry point of the signature of its
+    first call, which skips numba's dispatch (it costs about as much again as a small call).
+    Callers always pass the same types (hands as ``bytes``)."""
+
+    __slots__ = ("fn", "call")
+
+    def __init__(self, fn) -> None:
+        self.fn = fn
+        self.call = self._first
+
+    def _first(self, *args):
+        result = self.fn(*args)
+        sig = tuple(self.fn.typeof_pyval(a) for a in args)
+        entry = getattr(self.fn.overloads.get(sig), "entry_point", None)
+        self.call = entry if entry is not None else self.fn  # another numba: the dispatcher
+        return result
+
+    def __call__(self, *args):
+        return self.call(*args)
+
+
+class Kernel:
+    """The kernel's view of one configuration (rules, wild rank, joker penalty)."""
+
+    __slots__ = ("w", "par", "TT", "mkeys", "mv", "mdw", "ws", "evaluate", "discards",
+                 "suit_runs", "jit", "out53", "runs", "wr", "draws", "dv53")
+
+    def __init__(self, jit, cfg) -> None:
+        self.jit = jit
+        self.w = cfg.wpos
+        par = np.zeros(jit.PAR_SIZE, np.int64)
+        par[:len(cfg.pen)] = cfg.pen
+        par[jit.P_TOP] = cfg.top
+        par[jit.P_ALL_WILD] = int(cfg.all_wild)
+        self.par = par
+        rules = cfg.rules
+        natural = tuple(rules.card_points(r) for r in range(1, NUM_RANKS + 1))
+        key = (cfg.top, natural)
+        shared = _TABLES.get(key)
+        if shared is None:
+            TT = np.empty((4, 1 << 13, jit.NB), np.int16)
+            jit.build_suit_tables(np.array(natural, np.int64), cfg.top, TT)
+            mkeys = np.full(MEMO_SLOTS + 1, -1, np.int64)
+            mkeys[-1] = 0
+            mv = np.empty((2, MEMO_SLOTS, jit.NB), np.int16)
+            mdw = np.empty((MEMO_SLOTS, jit.NB), np.int64)
+            shared = _TABLES[key] = (TT, mkeys, mv, mdw)
+        self.TT, self.mkeys, self.mv, self.mdw = shared
+        self.ws = np.zeros(jit.WS_SIZE, np.int64)
+        self.wr = np.zeros((4, 8, jit.NB), np.int64)
+        self.evaluate = _Entry(jit.evaluate)
+        self.discards = _Entry(jit.discard_values)
+        self.suit_runs = _Entry(jit.suit_runs)
+        self.draws = _Entry(jit.after_draw_values)
+        self.out53 = np.empty(53, np.int64)
+        self.dv53 = np.empty(53, np.int64)
+        self.runs = np.empty(3 * 16, np.int64)
+
+    def value(self, counts) -> int:
+        """The fewest penalty of ``counts`` (53 counts as bytes), or -1 when the kernel cannot
+        certify it."""
+        return self.evaluate(counts, self.w, self.par, self.TT, self.mkeys, self.mv, self.mdw,
+                             self.ws, self.wr, 0)
+
+    def plan(self, counts) -> int:
+        """Like :meth:`value`, leaving the best arrangement's plan in the workspace."""
+        return self.evaluate(counts, self.w, self.par, self.TT, self.mkeys, self.mv, self.mdw,
+                             self.ws, self.wr, 2)
+
+    def discard_values(self, counts: bytes) -> tuple[np.ndarray, int]:
+        """See ``_jit.discard_values``: (the values, in a buffer reused by the next call; the
+        hand's own value or -1)."""
+        value = self.discards(counts, self.w, self.par, self.TT, self.mkeys, self.mv,
+                              self.mdw, self.ws, self.wr, self.out53)
+        return self.out53, value
+
+    def after_draw(self, counts: bytes, weights: np.ndarray) -> int:
+        """See ``_jit.after_draw_values``: the values after each draw are left in ``out53``,
+        the discard values of ``counts`` in ``dv53`` (buffers reused by the next call)."""
+        return self.draws(counts, weights, self.w, self.par, self.TT, self.mkeys, self.mv,
+                          self.mdw, self.ws, self.wr, self.out53, self.dv53)
+
+    def runs_of(self, code: int, budget: int) -> list[tuple[tuple[int, ...], int, int]]:
+        """The runs of one suit of the last plan: (natural positions, wilds needed, naturals)."""
+        n = self.suit_runs(np.int64(code), np.int64(budget), self.par, self.TT, self.mkeys,
+                           self.mv, self.mdw, self.runs)
+        if n < 0:
+            raise AssertionError("kernel plan inconsistent")  # unreachable
+        out = []
+        for r in range(n):
+            places, lo, nat = (int(x) for x in self.runs[3 * r:3 * r + 3])
+            out.append((tuple(q + 1 for q in range(14) if places >> q & 1), lo, nat))
+        return out
+
+
+def kernel_for(cfg) -> Kernel | None:
+    """The kernel of a configuration, or None when it does not serve it (a cap on wilds per
+    meld, or no numba)."""
+    if cfg.cap is not None:
+        return None
+    jit = jit_module()
+    if jit is None:
+        return None
+    return Kernel(jit, cfg)
