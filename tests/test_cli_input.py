@@ -301,3 +301,15 @@ def test_tt_train_any_arguments_start_or_give_one_error_line(argv, config, no_tr
     assert status == 2
     one_error_line(capsys.readouterr().err)
     assert not (root / "runs").exists()
+
+
+def test_tt_train_plot_of_a_damaged_run_is_one_line(tmp_path, capsys):
+    training = pytest.importorskip("tt_env.training")
+    (tmp_path / "progress.csv").write_text("a,b\n1,2\n")
+    assert training.main(["plot", str(tmp_path)]) == 2
+    one_error_line(capsys.readouterr().err, "no column 'opponents'")
+    (tmp_path / "progress.csv").write_text("timesteps,opponents,mean_reward\nx,all,1\n")
+    assert training.main(["plot", str(tmp_path)]) == 2
+    one_error_line(capsys.readouterr().err, "invalid literal")
+    assert training.main(["plot", str(tmp_path / "none")]) == 2
+    one_error_line(capsys.readouterr().err, "no progress.csv")

@@ -1311,6 +1311,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv[1:])
         try:
             print(plot_run(args.run_dir, args.output))
+        except KeyError as exc:  # a CSV without the columns tt-train writes
+            print(f"tt-train plot: error: {args.run_dir}: a CSV of the run has no column "
+                  f"{one_line(exc)}", file=sys.stderr)
+            return 2
         except (ValueError, OSError) as exc:
             print(f"tt-train plot: error: {one_line(exc)}", file=sys.stderr)
             return 2
