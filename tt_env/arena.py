@@ -37,6 +37,12 @@ figures whatever the number of ``workers`` (processes, ``spawn``-safe).
 
 Python API: :func:`run_tournament` returns a :class:`TournamentResult` (``.table()``,
 ``.to_json()``, ``.to_csv()``, ``.plot()``). Command line: ``tt-arena --help``.
+
+Faults lose no finished game: Ctrl-C raises :class:`TournamentInterrupted`, which holds the
+result of the games finished so far (``tt-arena`` writes it to its ``--json`` file and says so);
+:func:`load_results` reads such a file back and ``run_tournament(..., done=games)`` (``tt-arena
+--resume FILE``) plays only the missing games. Every game is determined by its coordinates, so
+the resumed tournament gives the figures of an uninterrupted one.
 """
 
 from __future__ import annotations
@@ -1017,20 +1023,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@dataclass
 class _Plan:
     """Everything a run of tt-arena needs, checked before any game is played."""
 
-    specs: list[str]
-    rules: Rules
-    seats: int
-    games: int
-    seed: int
-    episode: str
-    workers: int
-    done: list[GameResult]
+    specs: list[str] = field(default_factory=list)
+    rules: Rules = field(default_factory=Rules)
+    seats: int = 2
+    games: int = DEFAULT_GAMES
+    seed: int = 0
+    episode: str = "game"
+    workers: int = 1
+    done: list[GameResult] = field(default_factory=list)  # games of an interrupted run
     elapsed_before: float = 0.0
     json_path: str | None = None
-    notes: list[str]
+    notes: list[str] = field(default_factory=list)  # shipped models left out, and why
 
 
 def _plan(args: argparse.Namespace) -> _Plan:
@@ -1042,7 +1049,6 @@ def _plan(args: argparse.Namespace) -> _Plan:
     from ._files import check_writable
 
     plan = _Plan()
-    plan.notes = []
     given = [args.agents_opt] if args.agents_opt is not None else []
     given += list(args.agents)
     specs: list[str] = []
@@ -1083,7 +1089,6 @@ def _plan(args: argparse.Namespace) -> _Plan:
         if args.preset is UNSET:
             args.preset = "standard"
         plan.rules = rules_from_args(args, plan.seats)
-        plan.done = []
         if not specs:
             specs, plan.notes = default_agents(plan.rules)
         plan.specs = specs
