@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tt_env import three_thirteen_v0
 from tt_env.agents import make_agent
@@ -253,3 +255,85 @@ def test_the_shipped_model_plays_without_torch():
                          cwd=ROOT, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["2"]
+
+
+# ---------------------------------------------------------------------------------- hostile files
+def _npy_bytes(shape, dtype="<f4", data: bytes = b"") -> bytes:
+    import io
+
+    from numpy.lib import format as npy
+
+    out = io.BytesIO()
+    npy.write_array_header_1_0(out, {"descr": dtype, "fortran_order": False, "shape": shape})
+    return out.getvalue() + data
+
+
+def _model_entries(path: Path) -> dict[str, bytes]:
+    with zipfile.ZipFile(path) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def _write_zip(path: Path, entries: dict[str, bytes]) -> Path:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return path
+
+
+def test_an_array_header_claiming_a_huge_shape_is_refused_before_reading(tmp_path):
+    entries = _model_entries(tiny_model(tmp_path / "m.npz", Rules()))
+    entries["card.0.weight.npy"] = _npy_bytes((10**6, 10**6), data=b"\0" * 64)
+    with pytest.raises(ModelError, match=r"claims shape \(1000000, 1000000\)"):
+        load_model(_write_zip(tmp_path / "huge.npz", entries))
+    entries["card.0.weight.npy"] = _npy_bytes((10**30, 0), dtype="V0")  # zero-sized items
+    load_or_model_error(_write_zip(tmp_path / "v0.npz", entries))
+
+
+def test_a_zip_bomb_is_refused_from_its_declared_sizes(tmp_path, monkeypatch):
+    import tt_env.model as model_module
+
+    monkeypatch.setattr(model_module, "MAX_MODEL_BYTES", 2**20)
+    entries = _model_entries(tiny_model(tmp_path / "m.npz", Rules()))
+    entries["bomb.npy"] = _npy_bytes((2**20,), data=bytes(4 * 2**20))  # 4 MB of zeros: 4 KB
+    bomb = _write_zip(tmp_path / "bomb.npz", entries)
+    assert bomb.stat().st_size < 100_000
+    with pytest.raises(ModelError, match="unpack to .* bytes, more than the 1,048,576"):
+        load_model(bomb)
+
+
+def test_deeply_nested_metadata_is_a_model_error(tmp_path):
+    path = tiny_model(tmp_path / "m.npz", Rules())
+    with np.load(path) as archive:
+        arrays = {k: archive[k] for k in archive.files}
+    for depth, message in ((100_000, "nested too deeply"), (40, "nested more than 32 deep")):
+        nested = "[" * depth + "]" * depth
+        out = tmp_path / f"nested{depth}.npz"
+        np.savez(out, **{**arrays, "__metadata__": np.array('{"x": %s}' % nested)})
+        with pytest.raises(ModelError, match=message):
+            load_model(out)
+
+
+def test_a_device_is_not_reported_as_a_directory():
+    with pytest.raises(ModelError, match="/dev/null is not a regular file"):
+        load_model("/dev/null")
+
+
+def load_or_model_error(path: Path) -> None:
+    try:
+        load_model(path)
+    except ModelError as exc:
+        assert str(exc)
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_any_damage_to_a_model_file_is_a_model_error(tmp_path_factory, data):
+    root = tmp_path_factory.mktemp("damaged")
+    good = tiny_model(root / "m.npz", Rules()).read_bytes()
+    damaged = bytearray(good)
+    for _ in range(data.draw(st.integers(1, 8))):
+        damaged[data.draw(st.integers(0, len(good) - 1))] = data.draw(st.integers(0, 255))
+    cut = data.draw(st.integers(0, len(good)))
+    path = root / "damaged.npz"
+    path.write_bytes(bytes(damaged[:cut] if data.draw(st.booleans()) else damaged))
+    load_or_model_error(path)

@@ -1,4 +1,5 @@
-"""Command-line options shared by ``tt-arena`` and ``tt-play``: the rules.
+"""Command-line options shared by ``tt-arena``, ``tt-play`` and ``tt-train``: the rules, and
+numbers that must be checked before any work starts.
 
 Every rule option is a :class:`~tt_env.rules.Rules` field and exists only there (STYLE.md); the
 flags are generated from the dataclass, with the field's docstring as help, so a new option
@@ -16,6 +17,21 @@ from functools import lru_cache
 from .rules import PRESETS, Rules
 
 UNSET = object()
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, like every other error of the commands:
+    ``tt-arena: error: argument --workers/-j: expected an integer >= 0, got -3 (see tt-arena
+    --help)``, exit status 2 (argparse prints its whole usage first)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)\n")
+
+
+def one_line(message: object) -> str:
+    """``str(message)`` on one line: control characters (a newline in a file name given on the
+    command line) are shown escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(message))
 _SEATS_FIELD = "num_players"  # given as --seats (arena) or --opponents (play)
 
 
@@ -82,3 +98,24 @@ def rule_overrides(args: argparse.Namespace) -> dict[str, object]:
 def rules_from_args(args: argparse.Namespace, num_players: int) -> Rules:
     """The :class:`Rules` of ``--preset`` with the flags given on the command line."""
     return Rules.preset(args.preset, num_players=num_players, **rule_overrides(args))
+
+
+def non_negative_int(text: str) -> int:
+    """An argparse type: an integer >= 0 (a seed, a number of workers)."""
+    return _bounded_int(text, 0)
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1 (a number of games)."""
+    return _bounded_int(text, 1)
+
+
+def _bounded_int(text: str, low: int) -> int:
+    stripped = text.strip()
+    if not (stripped.lstrip("+-").isascii() and stripped.lstrip("+-").isdigit()) or len(
+            stripped) > 30:
+        raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text[:40]!r}")
+    value = int(stripped)
+    if value < low:
+        raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {value}")
+    return value

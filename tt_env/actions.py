@@ -17,6 +17,7 @@ are legal. :func:`action_to_move` and :func:`move_to_action` translate to and fr
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Iterable
 
 from .cards import ALL_CARDS, NUM_KINDS
@@ -69,10 +70,12 @@ def _check_kind(kind: int) -> int:
 def _check_action(action: int) -> int:
     try:
         a = int(action)
-    except (TypeError, ValueError):
-        raise ValueError(f"an action is an integer 0..{NUM_ACTIONS - 1}, got {action!r}") from None
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an infinite float
+        raise ValueError(f"an action is an integer 0..{NUM_ACTIONS - 1}, "
+                         f"got {reprlib.repr(action)}") from None
     if a != action or not 0 <= a < NUM_ACTIONS:
-        raise ValueError(f"an action is an integer 0..{NUM_ACTIONS - 1}, got {action!r}")
+        raise ValueError(f"an action is an integer 0..{NUM_ACTIONS - 1}, "
+                         f"got {reprlib.repr(action)}")
     return a
 
 
@@ -106,7 +109,10 @@ def parse_action(text: str | int) -> int:
     if not isinstance(text, str):
         return _check_action(text)
     stripped = text.strip()
-    if stripped.isdigit():
+    if stripped.isdigit():  # also "²" or "٣": str.isdigit() is not only 0-9
+        if not stripped.isascii() or len(stripped) > 3:
+            raise ValueError(f"an action is an integer 0..{NUM_ACTIONS - 1}, "
+                             f"got {reprlib.repr(stripped)}")
         return _check_action(int(stripped))
     return move_to_action(Move.parse(stripped))
 

@@ -37,6 +37,12 @@ figures whatever the number of ``workers`` (processes, ``spawn``-safe).
 
 Python API: :func:`run_tournament` returns a :class:`TournamentResult` (``.table()``,
 ``.to_json()``, ``.to_csv()``, ``.plot()``). Command line: ``tt-arena --help``.
+
+Faults lose no finished game: Ctrl-C raises :class:`TournamentInterrupted`, which holds the
+result of the games finished so far (``tt-arena`` writes it to its ``--json`` file and says so);
+:func:`load_results` reads such a file back and ``run_tournament(..., done=games)`` (``tt-arena
+--resume FILE``) plays only the missing games. Every game is determined by its coordinates, so
+the resumed tournament gives the figures of an uninterrupted one.
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ import json
 import math
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from collections.abc import Iterable, Sequence
@@ -57,6 +64,7 @@ from typing import Any
 
 import numpy as np
 
+from ._files import atomic_path, write_text_atomically
 from .rules import Rules
 
 DEFAULT_AGENTS = ("random", "greedy", "counting")
@@ -68,6 +76,16 @@ CONFIDENCE = 0.95
 
 class ArenaError(RuntimeError):
     """A tournament could not be played as asked (bad agents, an illegal action, ...)."""
+
+
+class TournamentInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`run_tournament`: ``result`` holds the games finished so far (their
+    statistics; ``None`` when no game had finished). Pass ``result.results`` as ``done`` to
+    :func:`run_tournament` to play the rest."""
+
+    def __init__(self, result: TournamentResult | None) -> None:
+        super().__init__("tournament interrupted")
+        self.result = result
 
 
 # ---------------------------------------------------------------------------------- statistics
@@ -339,6 +357,9 @@ _WORKER: _Runner | None = None
 
 def _init_worker(specs: Sequence[str], rules: Rules, episode: str) -> None:
     global _WORKER
+    # Ctrl-C is the main process's to handle (it keeps the finished games and stops the pool);
+    # a worker that took it too would die printing a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER = _Runner(specs, rules, episode)
 
 
@@ -507,12 +528,25 @@ class TournamentResult:
                 return p
         raise KeyError(f"{a!r} and {b!r} never met")
 
+    @property
+    def games_expected(self) -> int:
+        """Games of the whole tournament: deals x tables x seat rotations."""
+        return self.games * len(tables_for(len(self.specs), self.seats)) * self.seats
+
+    @property
+    def complete(self) -> bool:
+        """False for the games finished before an interruption (:class:`TournamentInterrupted`)."""
+        return len(self.results) >= self.games_expected
+
     def summary_dict(self) -> dict[str, Any]:
         """The settings and the statistics as plain data (what ``--json`` writes, without games)."""
         return {
+            "format": RESULTS_FORMAT,
             "settings": {
                 "agents": self.specs, "labels": self.labels, "seats": self.seats,
-                "games": self.games, "games_played": len(self.results), "seed": self.seed,
+                "games": self.games, "games_played": len(self.results),
+                "games_expected": self.games_expected, "complete": self.complete,
+                "seed": self.seed,
                 "episode": self.episode, "rules": self.rules.to_dict(),
                 "confidence": CONFIDENCE, "workers": self.workers,
                 "elapsed_seconds": round(self.elapsed, 3),
@@ -531,8 +565,7 @@ class TournamentResult:
         ``path`` if given."""
         text = json.dumps(self.to_dict() if include_games else self.summary_dict(), indent=2)
         if path is not None:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text + "\n")
+            write_text_atomically(path, text + "\n")
         return text
 
     def to_csv(self, path: str | os.PathLike | None = None) -> str:
@@ -552,8 +585,7 @@ class TournamentResult:
             writer.writerow(row)
         text = out.getvalue()
         if path is not None:
-            with open(path, "w", encoding="utf-8", newline="") as f:
-                f.write(text)
+            write_text_atomically(path, text)
         return text
 
     _COLUMNS = ("#", "agent", "games", "score/game", "penalty/round", "win rate", "out rate",
@@ -605,7 +637,9 @@ class TournamentResult:
         else:
             layout = (f"{self.games} deals x {tables} tables (every {self.seats} of the "
                       f"{len(self.labels)} agents) x {self.seats} seat rotations")
-        return (f"tt-arena: {len(self.results)} games = {layout}; episode={self.episode}, "
+        played = (f"{len(self.results)} games" if self.complete else
+                  f"{len(self.results)} of {self.games_expected} games (interrupted)")
+        return (f"tt-arena: {played} = {layout}; episode={self.episode}, "
                 f"seed={self.seed}, {_rules_brief(self.rules)}; {self.elapsed:.1f} s on "
                 f"{self.workers} worker(s)")
 
@@ -676,8 +710,11 @@ class TournamentResult:
         fig.suptitle(f"tt-arena: {len(self.results)} games ({self.games} deals), "
                      f"{self.seats} seats, 95% intervals over deals", fontsize=10)
         fig.tight_layout()
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
+        try:
+            with atomic_path(path) as tmp:
+                fig.savefig(tmp, dpi=120, format="png")
+        finally:
+            plt.close(fig)
 
 
 def _shallow(obj) -> dict[str, Any]:
@@ -740,6 +777,68 @@ def _rules_brief(rules: Rules) -> str:
     return "rules " + ", ".join(f"{k}={v}" for k, v in changed.items())
 
 
+RESULTS_FORMAT = "tt_env.tournament"
+
+
+def load_results(path: str | os.PathLike) -> tuple[dict[str, Any], list[GameResult]]:
+    """The settings and the games of a tournament's JSON (``--json``, also of an interrupted
+    run); :class:`ArenaError` naming the problem if the file is not one."""
+    where = f"tournament file {path}"
+    try:
+        with open(path, "rb") as fh:
+            data = json.loads(fh.read().decode("utf-8"))
+    except OSError as exc:
+        raise ArenaError(f"cannot read {where}: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise ArenaError(f"{where} is not tt-arena JSON ({type(exc).__name__})") from None
+    settings = data.get("settings") if isinstance(data, dict) else None
+    games = data.get("games") if isinstance(data, dict) else None
+    if not isinstance(settings, dict) or not isinstance(games, list):
+        raise ArenaError(f"{where} is not tt-arena JSON with every game (--json writes one)")
+    kinds = {"agents": list, "seats": int, "games": int, "seed": int, "episode": str,
+             "rules": dict}
+    for key, kind in kinds.items():
+        value = settings.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ArenaError(f"{where}: its settings have no valid {key!r}")
+    if not all(isinstance(a, str) for a in settings["agents"]):
+        raise ArenaError(f"{where}: its agents are not names")
+    results = []
+    for i, g in enumerate(games):
+        try:
+            results.append(_game_from_json(g))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ArenaError(f"{where}: game {i} is damaged ({exc})") from None
+    return settings, results
+
+
+def _game_from_json(g: dict[str, Any]) -> GameResult:
+    def ints(values) -> tuple[int, ...]:
+        if not isinstance(values, list) or not all(
+                isinstance(v, int) and not isinstance(v, bool) for v in values):
+            raise ValueError(f"expected a list of integers, got {str(values)[:40]}")
+        return tuple(values)
+
+    if not isinstance(g, dict):
+        raise TypeError("not a JSON object")
+    seats, scores = ints(g["seats"]), ints(g["scores"])
+    penalties = g["round_penalties"]
+    if not isinstance(penalties, list):
+        raise ValueError("round_penalties is not a list")
+    went_out = g["went_out"]
+    if not isinstance(went_out, list) or not all(
+            w is None or (isinstance(w, int) and not isinstance(w, bool)) for w in went_out):
+        raise ValueError("went_out is not a list of seats")
+    result = GameResult(
+        deal=ints([g["deal"]])[0], table=ints([g["table"]])[0],
+        rotation=ints([g["rotation"]])[0], seats=seats, scores=scores,
+        round_penalties=tuple(ints(p) for p in penalties), went_out=tuple(went_out),
+        winners=ints(g["winners"]), steps=ints([g["steps"]])[0])
+    if len(scores) != len(seats) or any(len(p) != len(seats) for p in result.round_penalties):
+        raise ValueError("scores or penalties do not have one value per seat")
+    return result
+
+
 # ---------------------------------------------------------------------------------- the runner
 def run_tournament(
     agent_specs: Sequence[str] = DEFAULT_AGENTS,
@@ -750,6 +849,8 @@ def run_tournament(
     seats: int | None = None,
     episode: str = "game",
     progress: bool = False,
+    done: Sequence[GameResult] = (),
+    elapsed_before: float = 0.0,
 ) -> TournamentResult:
     """Play a duplicate tournament and compute its statistics (see the module docstring).
 
@@ -758,7 +859,9 @@ def run_tournament(
     each is played at every table in every seat rotation. ``seats``: players per game, by default
     ``rules.num_players`` when ``rules`` is given, else the number of agents (at most 4).
     ``workers``: processes (1 plays in this process). ``episode``: ``"game"`` (all rounds) or
-    ``"round"`` (the first round only, for quick checks).
+    ``"round"`` (the first round only, for quick checks). ``done``: games already played (from
+    an interrupted run of the same tournament, :func:`load_results`): only the others are
+    played. Ctrl-C raises :class:`TournamentInterrupted` with the games finished so far.
     """
     specs = [str(s) for s in agent_specs]
     if seats is None:
@@ -769,20 +872,27 @@ def run_tournament(
         rules = rules.replace(num_players=seats)
     if episode not in ("game", "round"):
         raise ArenaError(f"episode must be 'game' or 'round', got {episode!r}")
-    if workers < 1:
-        raise ArenaError(f"workers must be at least 1, got {workers}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ArenaError(f"workers must be at least 1, got {workers!r}")
+    if isinstance(games, bool) or not isinstance(games, int):
+        raise ArenaError(f"games must be an integer, got {games!r}")
+    if not specs:
+        raise ArenaError("no agents to play")
     # Build every agent once here, so that a bad spec fails at once with a clear message.
     from .agents import make_agent
 
     for spec in dict.fromkeys(specs):
         make_agent(spec, seats, rules, 0)
     matches = schedule(len(specs), seats, games, seed)
+    results = _check_done(done, matches)
+    finished = {r.key for r in results}
+    matches = [m for m in matches if m.key not in finished]
 
     bar = _progress_bar(len(matches), progress)
     start = time.perf_counter()
-    results: list[GameResult] = []
+    interrupted = False
     try:
-        if workers == 1:
+        if workers == 1 or not matches:
             runner = _Runner(specs, rules, episode)
             for match in matches:
                 results.append(runner.play(match))
@@ -795,11 +905,34 @@ def run_tournament(
                 for result in pool.imap_unordered(_play_in_worker, matches, chunksize=chunk):
                     results.append(result)
                     bar.update(1)
+    except KeyboardInterrupt:
+        interrupted = True  # keep every finished game
     finally:
         bar.close()
-    elapsed = time.perf_counter() - start
-    return TournamentResult.from_results(specs, rules, seats, games, seed, episode, results,
-                                         elapsed=elapsed, workers=workers)
+    elapsed = elapsed_before + time.perf_counter() - start
+    result = None
+    if results or not interrupted:
+        result = TournamentResult.from_results(specs, rules, seats, games, seed, episode,
+                                               results, elapsed=elapsed, workers=workers)
+    if interrupted:
+        raise TournamentInterrupted(result)
+    return result
+
+
+def _check_done(done: Sequence[GameResult], matches: Sequence[Match]) -> list[GameResult]:
+    """The games of ``done``, checked against the schedule (same seats at the same key, no
+    game twice): they must come from the same tournament."""
+    seats_at = {m.key: m.seats for m in matches}
+    kept: dict[tuple[int, int, int], GameResult] = {}
+    for r in done:
+        if seats_at.get(r.key) != r.seats:
+            raise ArenaError(f"game (deal {r.deal}, table {r.table}, rotation {r.rotation}) "
+                             "is not a game of this tournament (other agents, seats or deals)")
+        if r.key in kept:
+            raise ArenaError(f"game (deal {r.deal}, table {r.table}, rotation {r.rotation}) "
+                             "appears twice")
+        kept[r.key] = r
+    return list(kept.values())
 
 
 class _NoBar:
@@ -839,17 +972,19 @@ def default_agents(rules: Rules) -> tuple[list[str], list[str]]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ._cli import add_rules_arguments
+    from ._cli import UNSET, Parser, add_rules_arguments, non_negative_int, positive_int
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="tt-arena",
         description="Duplicate tournaments between Three Thirteen agents, with 95%% intervals "
                     "over deals. With no arguments: the built-in agents (%s) and the "
                     "shipped models trained for the rules (%s), %d deals, 2 seats (a round "
                     "robin of all pairs)." % (", ".join(DEFAULT_AGENTS),
                                               ", ".join(DEFAULT_MODELS), DEFAULT_GAMES),
-        epilog="Agents: random, greedy, counting, module.path:ClassName, or a saved model's path "
-               "or name (models/). "
+        epilog="Agents: random, greedy, counting, module.path:ClassName (imports and runs that "
+               "module: only name code you trust), or a saved model's path or name (models/). "
+               "Ctrl-C keeps the games finished so far (in the --json file, or in "
+               "tt-arena-interrupted-<time>.json) and --resume FILE plays the rest. "
                "Example: tt-arena greedy counting --games 200 --workers 2 --plot scores.png",
     )
     parser.add_argument("agents", nargs="*", metavar="AGENT",
@@ -857,67 +992,187 @@ def build_parser() -> argparse.ArgumentParser:
                              + " ".join(DEFAULT_AGENTS + DEFAULT_MODELS))
     parser.add_argument("--agents", dest="agents_opt", default=None, metavar="LIST",
                         help="agents as one comma-separated list (instead of positionals)")
-    parser.add_argument("--games", "-n", type=int, default=DEFAULT_GAMES,
+    parser.add_argument("--games", "-n", type=positive_int, default=None,
                         help="deals; each is played once per seat rotation at every table "
-                             f"(default: {DEFAULT_GAMES})")
+                             f"(default: {DEFAULT_GAMES}; with --resume: the file's, or more)")
     parser.add_argument("--seats", type=int, default=None,
                         help="players per game, 2..8 (default: 2; tables are all combinations "
                              "of that many agents)")
-    parser.add_argument("--seed", type=int, default=0, help="tournament seed (default: 0)")
-    parser.add_argument("--workers", "-j", type=int, default=0,
+    parser.add_argument("--seed", type=non_negative_int, default=None,
+                        help="tournament seed (default: 0)")
+    parser.add_argument("--workers", "-j", type=non_negative_int, default=0,
                         help="processes; 0 = one per CPU core (default); results do not "
                              "depend on it")
-    parser.add_argument("--episode", choices=("game", "round"), default="game",
+    parser.add_argument("--episode", choices=("game", "round"), default=None,
                         help="score whole games (default) or only the first round")
     parser.add_argument("--csv", metavar="PATH", help="write the leaderboard as CSV")
     parser.add_argument("--json", metavar="PATH",
                         help="write settings, statistics and every game as JSON")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG chart of the scores")
+    parser.add_argument("--resume", metavar="FILE",
+                        help="continue the tournament of a --json FILE (an interrupted run): "
+                             "play only its missing games, with its agents and settings, and "
+                             "write the whole result back to FILE (or to --json)")
     parser.add_argument("--quiet", "-q", action="store_true",
                         help="no progress bar and no table (files only)")
     parser.add_argument("--plain", action="store_true", help="plain-text table (no rich)")
     add_rules_arguments(parser)
+    for action in parser._actions:  # to tell a --preset given from the default (--resume)
+        if action.dest == "preset":
+            action.default = UNSET
     return parser
+
+
+@dataclass
+class _Plan:
+    """Everything a run of tt-arena needs, checked before any game is played."""
+
+    specs: list[str] = field(default_factory=list)
+    rules: Rules = field(default_factory=Rules)
+    seats: int = 2
+    games: int = DEFAULT_GAMES
+    seed: int = 0
+    episode: str = "game"
+    workers: int = 1
+    done: list[GameResult] = field(default_factory=list)  # games of an interrupted run
+    elapsed_before: float = 0.0
+    json_path: str | None = None
+    notes: list[str] = field(default_factory=list)  # shipped models left out, and why
+
+
+def _plan(args: argparse.Namespace) -> _Plan:
+    """The run that ``args`` ask for, every argument checked (:class:`ValueError` or
+    :class:`ArenaError` naming the first bad one); nothing is played or written."""
+    import importlib.util
+
+    from ._cli import UNSET, rule_overrides, rules_from_args
+    from ._files import check_writable
+
+    plan = _Plan()
+    given = [args.agents_opt] if args.agents_opt is not None else []
+    given += list(args.agents)
+    specs: list[str] = []
+    for item in given:
+        specs += [s.strip() for s in item.split(",") if s.strip()]
+    if given and not specs:
+        raise ArenaError(f"no agent named in {' '.join(map(repr, given))}: give agent names "
+                         "such as 'greedy,counting' (or none for the default run)")
+    plan.workers = args.workers if args.workers > 0 else max(1, os.cpu_count() or 1)
+    plan.json_path = args.json
+    if args.resume:
+        settings_given = [flag for flag, value in (
+            ("agents", specs), ("--seats", args.seats), ("--seed", args.seed),
+            ("--episode", args.episode), ("--preset", None if args.preset is UNSET else 1),
+            ("rule options", rule_overrides(args))) if value]
+        if settings_given:
+            raise ArenaError(f"--resume plays on with the agents and settings of "
+                             f"{args.resume}; do not give {', '.join(settings_given)} (only "
+                             "--games to add deals, --workers and the output options)")
+        settings, plan.done = load_results(args.resume)
+        plan.specs, plan.seats = settings["agents"], settings["seats"]
+        plan.seed, plan.episode = settings["seed"], settings["episode"]
+        try:
+            plan.rules = Rules.from_dict(settings["rules"])
+        except ValueError as exc:
+            raise ArenaError(f"{args.resume}: its rules are damaged ({exc})") from None
+        plan.games = settings["games"] if args.games is None else args.games
+        if plan.games < settings["games"]:
+            raise ArenaError(f"--games {plan.games}: {args.resume} has {settings['games']} "
+                             "deals; --resume may add deals, not drop them")
+        plan.elapsed_before = float(settings.get("elapsed_seconds") or 0.0)
+        plan.json_path = args.json or args.resume
+    else:
+        plan.seats = args.seats if args.seats is not None else 2
+        plan.seed = args.seed if args.seed is not None else 0
+        plan.episode = args.episode or "game"
+        plan.games = args.games if args.games is not None else DEFAULT_GAMES
+        if args.preset is UNSET:
+            args.preset = "standard"
+        plan.rules = rules_from_args(args, plan.seats)
+        if not specs:
+            specs, plan.notes = default_agents(plan.rules)
+        plan.specs = specs
+    outputs = {}
+    for flag, path in (("--json", plan.json_path), ("--csv", args.csv), ("--plot", args.plot)):
+        if path:
+            target = os.path.realpath(check_writable(path, flag))
+            if target in outputs:
+                raise ArenaError(f"{flag} and {outputs[target]} name the same file {path}")
+            outputs[target] = flag
+    if args.plot and importlib.util.find_spec("matplotlib") is None:
+        raise ArenaError("--plot needs matplotlib (pip install 'tt_env[arena]')")
+    return plan
+
+
+def _write_outputs(result: TournamentResult, json_path: str | None, csv_path: str | None,
+                   plot_path: str | None) -> bool:
+    """Write the files asked for (each whole or not at all); False if one could not be."""
+    ok = True
+    for path, write in ((json_path, result.to_json), (csv_path, result.to_csv),
+                        (plot_path, result.plot)):
+        if not path:
+            continue
+        try:
+            write(path)
+        except OSError as exc:
+            print(f"tt-arena: error: could not write {path}: {exc.strerror or exc}",
+                  file=sys.stderr)
+            ok = False
+    return ok
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``tt-arena``: run a tournament from the command line; returns the exit status."""
-    from ._cli import rules_from_args
+    from ._cli import one_line
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    specs: list[str] = []
-    for item in ([args.agents_opt] if args.agents_opt else []) + list(args.agents):
-        specs += [s.strip() for s in item.split(",") if s.strip()]
-    seats = args.seats if args.seats is not None else 2
-    workers = args.workers if args.workers > 0 else max(1, os.cpu_count() or 1)
     try:
-        rules = rules_from_args(args, seats)
-        if not specs:
-            specs, notes = default_agents(rules)
-            for note in notes if not args.quiet else ():
-                print(f"tt-arena: {note}", file=sys.stderr)
-        result = run_tournament(specs, rules, games=args.games, seed=args.seed,
-                                workers=workers, seats=seats, episode=args.episode,
-                                progress=not args.quiet and sys.stderr.isatty())
+        plan = _plan(args)
+        for note in plan.notes if not args.quiet else ():
+            print(f"tt-arena: {note}", file=sys.stderr)
+        result = run_tournament(plan.specs, plan.rules, games=plan.games, seed=plan.seed,
+                                workers=plan.workers, seats=plan.seats, episode=plan.episode,
+                                progress=not args.quiet and sys.stderr.isatty(),
+                                done=plan.done, elapsed_before=plan.elapsed_before)
     except (ArenaError, ValueError, ImportError, FileNotFoundError) as exc:
-        print(f"tt-arena: error: {exc}", file=sys.stderr)
+        print(f"tt-arena: error: {one_line(exc)}", file=sys.stderr)
         return 2
+    except TournamentInterrupted as exc:
+        return _interrupted(exc.result, plan, args)
     except KeyboardInterrupt:
-        print("tt-arena: interrupted", file=sys.stderr)
+        print("tt-arena: interrupted before any game was played", file=sys.stderr)
         return 130
     if not args.quiet:
         if args.plain:
             print(result.table())
         else:
             result.print()
-    if args.csv:
-        result.to_csv(args.csv)
-    if args.json:
-        result.to_json(args.json)
-    if args.plot:
-        result.plot(args.plot)
-    return 0
+    return 0 if _write_outputs(result, plan.json_path, args.csv, args.plot) else 1
+
+
+def _interrupted(result: TournamentResult | None, plan: _Plan,
+                 args: argparse.Namespace) -> int:
+    """Ctrl-C: show and keep the games finished so far, and say how to play the rest."""
+    if result is None:
+        print("tt-arena: interrupted before any game finished; nothing written",
+              file=sys.stderr)
+        return 130
+    json_path = plan.json_path or time.strftime("tt-arena-interrupted-%Y%m%d-%H%M%S.json")
+    if not args.quiet:
+        if args.plain:
+            print(result.table())
+        else:
+            result.print()
+    _write_outputs(result, json_path, args.csv, args.plot)
+    if os.path.exists(json_path):
+        print(f"tt-arena: interrupted: {len(result.results)} of {result.games_expected} games "
+              f"finished, kept in {json_path}; play the rest with: tt-arena --resume "
+              f"{json_path}", file=sys.stderr)
+    else:
+        print(f"tt-arena: interrupted: {len(result.results)} of {result.games_expected} games "
+              "finished, but they could not be written", file=sys.stderr)
+    return 130
 
 
 if __name__ == "__main__":

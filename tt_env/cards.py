@@ -20,6 +20,7 @@ Hot paths use the compact hand form: a tuple of 53 counts (:func:`to_counts`).
 from __future__ import annotations
 
 import re
+import reprlib
 from collections.abc import Iterable
 
 import numpy as np
@@ -45,9 +46,11 @@ class Card(int):
     _instances: list[Card] = []
 
     def __new__(cls, index: int) -> Card:
-        if isinstance(index, (int, np.integer)) and 0 <= index < NUM_KINDS:
+        if isinstance(index, (int, np.integer)) and not isinstance(index, bool) and (
+                0 <= index < NUM_KINDS):
             return cls._instances[index]
-        raise ValueError(f"card index must be an integer in 0..{NUM_KINDS - 1}, got {index!r}")
+        raise ValueError(f"card index must be an integer in 0..{NUM_KINDS - 1}, "
+                         f"got {_short(index)}")
 
     @classmethod
     def of(cls, rank: int, suit: str) -> Card:
@@ -105,7 +108,15 @@ _SUIT_TOKENS = {s: s for s in SUITS}
 _SUIT_TOKENS.update(zip("♣♦♥♠", SUITS))
 _SUIT_TOKENS.update(zip("♧♢♡♤", SUITS))
 _JOKER_TOKENS = {"JK", "JOKER", "🃏"}
-_TOKEN_RE = re.compile(r"^(10|[2-9AJQKT1])([CDHS♣♦♥♠♧♢♡♤])$")
+_TOKEN_RE = re.compile(r"(10|[2-9AJQKT1])([CDHS♣♦♥♠♧♢♡♤])")
+# Upper case for ASCII letters only: str.upper() turns some other letters into ASCII ones
+# ("ſ", the long s, becomes "S"; "ß" becomes "SS"), which would read "10ſ" as the ten of spades.
+_ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _short(value: object) -> str:
+    """``repr(value)``, shortened: an error message must not be a megabyte long, nor recurse."""
+    return reprlib.repr(value)
 
 
 def parse_card(token: str | int) -> Card:
@@ -113,15 +124,15 @@ def parse_card(token: str | int) -> Card:
     if isinstance(token, (int, np.integer)) and not isinstance(token, bool):
         return Card(int(token))
     if not isinstance(token, str):
-        raise TypeError(f"a card is a name like '7H' or an index 0..52, got {token!r}")
-    text = token.strip().upper().replace("\ufe0f", "")
+        raise TypeError(f"a card is a name like '7H' or an index 0..52, got {_short(token)}")
+    text = token.strip().translate(_ASCII_UPPER).replace("\ufe0f", "")
     if text in _JOKER_TOKENS:
         return ALL_CARDS[JOKER]
-    match = _TOKEN_RE.match(text)
+    match = _TOKEN_RE.fullmatch(text)
     if not match:
         raise ValueError(
-            f"unknown card {token!r}: expected a rank (A, 2..10, T, J, Q, K) followed by a suit "
-            "(C, D, H, S or a suit symbol), or JK for the joker"
+            f"unknown card {_short(token)}: expected a rank (A, 2..10, T, J, Q, K) followed by a "
+            "suit (C, D, H, S or a suit symbol), or JK for the joker"
         )
     return Card.of(_RANK_TOKENS[match.group(1)], _SUIT_TOKENS[match.group(2)])
 
@@ -130,12 +141,20 @@ def parse_cards(text: str | Iterable[str | int]) -> list[Card]:
     """Parse cards from a string (``"3H 4H TS 10S JK 7♥ Q♠"``) or an iterable of names/indices.
 
     Names are separated by white space or commas. Raises :class:`ValueError` naming the first
-    unknown token.
+    unknown token, and :class:`TypeError` for anything that is neither a string nor an iterable
+    of names and indices (bytes too: their items are small integers, not card names).
     """
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        raise TypeError(f"cards are a string of names or a list of names and indices, not "
+                        f"{type(text).__name__}: decode the bytes first")
     if isinstance(text, str):
         tokens: Iterable[str | int] = [t for t in re.split(r"[\s,]+", text) if t]
     else:
-        tokens = text
+        try:
+            tokens = iter(text)
+        except TypeError:
+            raise TypeError("cards are a string of names or a list of names and indices, "
+                            f"got {_short(text)}") from None
     return [parse_card(t) for t in tokens]
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import json
+import reprlib
 from dataclasses import dataclass, field
 from enum import IntEnum
 from itertools import compress
@@ -38,6 +39,18 @@ class IllegalMoveError(ValueError):
 
 class RecordError(ValueError):
     """A game record that is corrupt or does not replay to the game it claims."""
+
+
+def check_seed(seed: Any) -> int:
+    """``seed`` as an ``int`` if it is a non-negative integer (Python or NumPy, not a bool);
+    else :class:`ValueError` naming ``seed``. Shared by the engine and the environments, which
+    check a seed before they change anything."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"seed must be a non-negative integer or None, got "
+                         f"{type(seed).__name__} {_short(seed)}")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative integer or None, got {int(seed)}")
+    return int(seed)
 
 
 class Phase(IntEnum):
@@ -98,6 +111,48 @@ DRAW_STOCK = Move(MoveKind.DRAW_STOCK)
 TAKE_DISCARD = Move(MoveKind.TAKE_DISCARD)
 DISCARD: tuple[Move, ...] = tuple(Move(MoveKind.DISCARD, k) for k in range(NUM_KINDS))
 GO_OUT: tuple[Move, ...] = tuple(Move(MoveKind.GO_OUT, k) for k in range(NUM_KINDS))
+_CANONICAL_IDS = frozenset(map(id, (DRAW_STOCK, TAKE_DISCARD, *DISCARD, *GO_OUT)))
+
+
+def _is_index(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _short(value: Any) -> str:
+    """``repr(value)``, shortened (an error message must not be huge, nor recurse)."""
+    return reprlib.repr(value)
+
+
+def _as_move(move: Any) -> Move:
+    """The engine's own :class:`Move` equal to ``move`` (a Move with any integer types, or its
+    words); :class:`IllegalMoveError` naming the problem for anything malformed. A float card
+    (``8.0``) equals the card 8 but is refused: the engine indexes hands with it."""
+    if isinstance(move, str):
+        try:
+            return Move.parse(move)
+        except ValueError as exc:
+            raise IllegalMoveError(str(exc)) from None
+    if not isinstance(move, Move):
+        raise IllegalMoveError(f"not a move: {type(move).__name__} {_short(move)} (expected a "
+                               "tt_env Move or its words, like 'discard 7H')")
+    kind, card = move
+    if not _is_index(kind) or not 0 <= kind < len(MoveKind):
+        raise IllegalMoveError(f"not a move: {_short(move)} (its kind {_short(kind)} is not a "
+                               "MoveKind)")
+    kind = MoveKind(int(kind))
+    if kind in (MoveKind.DRAW_STOCK, MoveKind.TAKE_DISCARD):
+        if not (_is_index(card) and card == -1):
+            raise IllegalMoveError(f"not a move: {kind.name.lower()} names no card, got card "
+                                   f"{_short(card)}")
+        return DRAW_STOCK if kind == MoveKind.DRAW_STOCK else TAKE_DISCARD
+    if not _is_index(card):
+        raise IllegalMoveError(f"not a move: the card of {kind.name.lower()} must be a card "
+                               f"index 0..{NUM_KINDS - 1} (an int), got {type(card).__name__} "
+                               f"{_short(card)}")
+    if not 0 <= card < NUM_KINDS:
+        raise IllegalMoveError(f"not a move: no such card kind {int(card)} (card kinds are "
+                               f"0..{NUM_KINDS - 1})")
+    return (DISCARD if kind == MoveKind.DISCARD else GO_OUT)[int(card)]
 
 
 @dataclass(frozen=True)
@@ -152,12 +207,13 @@ class Game:
     """
 
     def __init__(self, rules: Rules | None = None, seed: int | None = None) -> None:
+        if rules is not None and not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a tt_env Rules (Rules.preset(name) for a preset), "
+                            f"got {_short(rules)}")
         self.rules = rules if rules is not None else Rules()
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0])
-        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-        self.seed = int(seed)
+        self.seed = check_seed(seed)
         n = self.rules.num_players
         self.num_players = n
         self.scores = [0] * n
@@ -232,12 +288,18 @@ class Game:
         discard pile nothing can be drawn: the round ends at once and is scored (RULES.md).
         The game can no longer be recorded: its deal is not the seed's.
         """
-        if len(hands) != self.num_players:
-            raise ValueError(f"arrange needs {self.num_players} hands, got {len(hands)}")
-        if round_index is not None:
-            if not 0 <= round_index < self.rules.num_rounds:
-                raise ValueError(f"round_index must be 0..{self.rules.num_rounds - 1}")
-            self.round_index = round_index
+        # Everything is checked before anything changes: a refused arrangement leaves the game.
+        n = self.num_players
+        if isinstance(hands, (str, bytes)) or not hasattr(hands, "__len__"):
+            raise ValueError(f"arrange needs a list of {n} hands, got {_short(hands)}")
+        if len(hands) != n:
+            raise ValueError(f"arrange needs {n} hands, got {len(hands)}")
+        if round_index is not None and not (
+                _is_index(round_index) and 0 <= round_index < self.rules.num_rounds):
+            raise ValueError(f"round_index must be 0..{self.rules.num_rounds - 1}, "
+                             f"got {_short(round_index)}")
+        if current is not None and not (_is_index(current) and 0 <= current < n):
+            raise ValueError(f"current must be a seat 0..{n - 1}, got {_short(current)}")
         counts = []
         for cards in hands:
             row = [0] * NUM_KINDS
@@ -248,16 +310,19 @@ class Game:
             if not any(row):
                 raise ValueError("every hand needs at least one card")
             counts.append(bytearray(row))
+        stock_cards, pile_cards = _parse(stock), _parse(discard_pile)
+        if round_index is not None:
+            self.round_index = int(round_index)
         self._round = _Round(
             hands=counts,
-            stock=_parse(stock),
-            discard_pile=_parse(discard_pile),
-            taken=[[0] * NUM_KINDS for _ in range(self.num_players)],
-            false_outs=[0] * self.num_players,
+            stock=stock_cards,
+            discard_pile=pile_cards,
+            taken=[[0] * NUM_KINDS for _ in range(n)],
+            false_outs=[0] * n,
             rng=np.random.default_rng((self.seed, self.round_index, 1)),
         )
         if current is not None:
-            self.current = current
+            self.current = int(current)
         self.phase = Phase.DRAW
         self._legal_cache = None
         self._arranged = True
@@ -307,12 +372,17 @@ class Game:
         return set(go_out_discards(self._round.hands[self.current], self.wild_rank,
                                    self.rules))
 
-    def check(self, move: Move) -> None:
+    def check(self, move: Move | str) -> None:
         """Raise :class:`IllegalMoveError` saying why, if ``move`` is not legal now."""
-        if not isinstance(move, Move):
-            raise IllegalMoveError(f"not a move: {move!r}")
+        self._validated(move)
+
+    def _validated(self, move: Move | str) -> Move:
+        """The move as the engine's own :class:`Move` if it is legal now; else
+        :class:`IllegalMoveError` naming what is wrong (malformed, or against the rules)."""
+        if id(move) not in _CANONICAL_IDS:  # not one of DRAW_STOCK, ..., GO_OUT[k] itself
+            move = _as_move(move)
         if move in self.legal_moves():
-            return
+            return move
         raise IllegalMoveError(self._why_illegal(move))
 
     def _why_illegal(self, move: Move) -> str:
@@ -341,10 +411,12 @@ class Game:
         return f"{who} cannot go out discarding {card}: the other cards do not all meld"
 
     def apply(self, move: Move | str) -> None:
-        """Play ``move`` for the seat to move; raises :class:`IllegalMoveError` if illegal."""
-        if isinstance(move, str):
-            move = Move.parse(move)
-        self.check(move)
+        """Play ``move`` (a :class:`Move` or its words, ``"discard 7H"``) for the seat to move.
+
+        The move is checked completely before anything changes: a malformed or illegal move
+        raises :class:`IllegalMoveError` naming it and leaves the game as it was.
+        """
+        move = self._validated(move)
         self.moves.append(move)
         self._legal_cache = None
         r = self._round
@@ -626,7 +698,8 @@ class Game:
 
     # ------------------------------------------------------------------ records
     def record(self) -> dict[str, Any]:
-        """A JSON-ready record: rules, seed and moves, which replays to this exact game."""
+        """A JSON-ready record: rules, seed and moves, which replay to this exact game, and what
+        they lead to (rounds played, scores, winners), which :meth:`from_record` checks."""
         if self._arranged:
             raise RecordError("an arranged game (Game.arrange) cannot be recorded: its deal is not the seed's")
         return {
@@ -637,41 +710,86 @@ class Game:
             "moves": [str(m) for m in self.moves],
             "scores": list(self.scores),
             "rounds_played": len(self.round_results),
+            "winners": self.winners,  # empty until the game is over
         }
 
     def to_json(self) -> str:
         return json.dumps(self.record())
 
     @classmethod
-    def from_record(cls, record: dict[str, Any] | str) -> Game:
-        """Replay a record (dict or JSON text); raises :class:`RecordError` if corrupt."""
-        if isinstance(record, (str, bytes)):
+    def from_record(cls, record: dict[str, Any] | str | bytes) -> Game:
+        """Replay a record (a dict, or its JSON as text or UTF-8 bytes).
+
+        The record must replay to exactly what it says: every move legal in turn, then
+        ``rounds_played`` rounds, the ``scores`` and (when given) the ``winners``. Otherwise, and
+        for anything malformed (bad bytes, wrong JSON types, absurd nesting), it raises
+        :class:`RecordError` naming the first disagreement.
+        """
+        if isinstance(record, (bytes, bytearray, memoryview)):
+            try:
+                record = bytes(record).decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise RecordError(f"game record is not UTF-8 text: {exc}") from None
+        if isinstance(record, str):
             try:
                 record = json.loads(record)
             except json.JSONDecodeError as exc:
                 raise RecordError(f"game record is not valid JSON: {exc}") from None
+            except RecursionError:
+                raise RecordError("game record is not a game record: its JSON is nested too "
+                                  "deeply") from None
         if not isinstance(record, dict) or record.get("format") != "tt_env.game":
             raise RecordError("not a tt_env game record (missing format 'tt_env.game')")
-        if record.get("version") != RECORD_VERSION:
-            raise RecordError(f"unsupported game record version {record.get('version')!r}")
-        for key in ("rules", "seed", "moves"):
+        version = record.get("version")
+        if not _is_index(version) or version != RECORD_VERSION:
+            raise RecordError(f"unsupported game record version {_short(version)} (this "
+                              f"tt_env reads version {RECORD_VERSION})")
+        for key in ("rules", "seed", "moves", "rounds_played", "scores"):
             if key not in record:
                 raise RecordError(f"game record has no {key!r}")
         try:
             rules = Rules.from_dict(record["rules"])
-            game = cls(rules, seed=record["seed"])
-        except (TypeError, ValueError) as exc:
-            raise RecordError(f"game record has invalid rules or seed: {exc}") from None
-        for i, text in enumerate(record["moves"]):
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise RecordError(f"game record has invalid rules: {exc}") from None
+        try:
+            seed = check_seed(record["seed"])
+        except ValueError as exc:
+            raise RecordError(f"game record has an invalid seed: {exc}") from None
+        moves, n = record["moves"], rules.num_players
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+            raise RecordError(f"game record's moves must be a list of move texts (like "
+                              f"'discard 7H'), got {_short(moves)}")
+        rounds_played = record["rounds_played"]
+        if not _is_index(rounds_played) or rounds_played < 0:
+            raise RecordError(f"game record's rounds_played must be a non-negative integer, "
+                              f"got {_short(rounds_played)}")
+        scores = record["scores"]
+        if not (isinstance(scores, list) and len(scores) == n
+                and all(_is_index(x) for x in scores)):
+            raise RecordError(f"game record's scores must be a list of {n} integers (one per "
+                              f"seat), got {_short(scores)}")
+        winners = record.get("winners")
+        if winners is not None and not (isinstance(winners, list)
+                                        and all(_is_index(x) for x in winners)):
+            raise RecordError(f"game record's winners must be a list of seats, got "
+                              f"{_short(winners)}")
+        game = cls(rules, seed=seed)
+        for i, text in enumerate(moves):
             try:
-                game.apply(Move.parse(text))
-            except (IllegalMoveError, ValueError, TypeError, AttributeError) as exc:
-                raise RecordError(f"game record does not replay: move {i} {text!r}: {exc}") from None
-        if "scores" in record and list(record["scores"]) != game.scores:
-            raise RecordError(
-                f"game record does not match: it says scores {record['scores']}, "
-                f"the replay gives {game.scores}"
-            )
+                game.apply(text)
+            except IllegalMoveError as exc:
+                raise RecordError(f"game record does not replay: move {i} {_short(text)}: "
+                                  f"{exc}") from None
+        played = len(game.round_results)
+        if rounds_played != played:
+            raise RecordError(f"game record does not match: it says {rounds_played} round(s) "
+                              f"played, its {len(moves)} moves play {played}")
+        if scores != game.scores:
+            raise RecordError(f"game record does not match: it says scores {scores}, the "
+                              f"replay gives {game.scores}")
+        if winners is not None and winners != game.winners:
+            raise RecordError(f"game record does not match: it says winners {winners}, the "
+                              f"replay gives {game.winners}")
         return game
 
 
@@ -701,9 +819,7 @@ class PlayerView:
 
 
 def _parse(cards: str | list[int]) -> list[int]:
-    if isinstance(cards, str):
-        return [int(c) for c in parse_cards(cards)]
-    return [int(parse_card(c)) for c in cards]
+    return [int(c) for c in parse_cards(cards)]
 
 
 def _cards_of(counts) -> list[Card]:
@@ -713,4 +829,5 @@ def _cards_of(counts) -> list[Card]:
 __all__ = [
     "DISCARD", "DRAW_STOCK", "GO_OUT", "TAKE_DISCARD", "Game", "IllegalMoveError", "Move",
     "MoveKind", "Phase", "PlayerView", "RecordError", "RoundResult", "TableMeld", "JOKER",
+    "check_seed",
 ]

@@ -27,7 +27,9 @@ rules, another number of players or another observation layout.
 from __future__ import annotations
 
 import json
+import math
 import os
+import struct
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -36,6 +38,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from ._files import atomic_file
 from .actions import DISCARD_ACTION_BASE, GO_OUT_ACTION_BASE, NUM_ACTIONS
 from .cards import NUM_KINDS
 from .features import CARD_WIDTH, CardFeatures
@@ -204,60 +207,144 @@ def save_model(path: str | os.PathLike, weights: Mapping[str, Any],
         raise ValueError(f"reserved names among the weights: {sorted(clash)}")
     # Plain JSON types only (a path or a numpy number becomes its text).
     text = json.dumps(json.loads(json.dumps(metadata, default=str)))
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as fh:
+    with atomic_file(path, "wb") as fh:  # a failed write (a full disk) leaves no file behind
         np.savez_compressed(fh, __format__=np.array(MODEL_FORMAT),
                             __version__=np.array(MODEL_VERSION), __metadata__=np.array(text),
                             **arrays)
-    os.replace(tmp, path)
     return path
+
+
+MAX_MODEL_BYTES = 256 * 2**20
+"""Largest model file read, counting every entry's uncompressed size (a CardNet is well under
+1 MB); an archive that declares more is refused before anything is decompressed."""
+MAX_MODEL_ENTRIES = 1024
+MAX_METADATA_DEPTH = 32  # nesting of the metadata JSON (the real one is 5 deep)
+_NPY_MAGIC = b"\x93NUMPY"
 
 
 def read_model_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """``(metadata, weights)`` of a model file; :class:`ModelError` if it is missing, corrupt or
-    not a model."""
+    not a model.
+
+    Nothing is trusted before it is checked: the zip's declared sizes (at most
+    :data:`MAX_MODEL_BYTES` in all, so a zip bomb costs nothing), then each array's header
+    (its shape must fit in its entry), then the metadata's nesting. No pickle is ever loaded.
+    """
     path = Path(path)
     if not path.exists():
         raise ModelError(f"no such model file: {path}")
-    if not path.is_file():
+    if path.is_dir():
         raise ModelError(f"not a model file: {path} is a directory")
+    if not path.is_file():
+        raise ModelError(f"not a model file: {path} is not a regular file")
     corrupt = f"cannot read model file {path}: it is corrupt or not a tt_env model"
     try:
-        loaded = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
-        detail = "pickled data" if "pickle" in str(exc) else (str(exc).splitlines() or [""])[0]
+        with open(path, "rb") as fh:
+            head = fh.read(len(_NPY_MAGIC))
+        if head == _NPY_MAGIC:
+            raise ModelError(f"{corrupt} (a single numpy array, not an .npz archive)")
+        with zipfile.ZipFile(path) as archive:
+            arrays = _read_entries(archive, corrupt)
+    except ModelError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, KeyError,
+            NotImplementedError, RuntimeError, OverflowError, TypeError,
+            struct.error) as exc:  # unreadable, torn, or an odd zip
+        detail = (str(exc).splitlines() or [""])[0][:200]
         raise ModelError(f"{corrupt} ({type(exc).__name__}: {detail})") from None
-    if not isinstance(loaded, np.lib.npyio.NpzFile):  # a single .npy array
-        raise ModelError(f"{corrupt} (a single numpy array, not an .npz archive)")
-    try:
-        with loaded as archive:
-            arrays = {name: archive[name] for name in archive.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, KeyError) as exc:
-        detail = "pickled data" if "pickle" in str(exc) else (str(exc).splitlines() or [""])[0]
-        raise ModelError(f"{corrupt} ({type(exc).__name__}: {detail})") from None
-    for name, value in arrays.items():
-        if not isinstance(value, np.ndarray):  # a zip member that is not a numpy array
-            raise ModelError(f"{corrupt} (its entry {name!r} is not a numpy array)")
     fmt = arrays.pop("__format__", None)
     if fmt is None or fmt.shape != () or fmt.dtype.kind != "U" or str(fmt) != MODEL_FORMAT:
         raise ModelError(f"{path} is not a tt_env model file (no format {MODEL_FORMAT!r})")
     version = arrays.pop("__version__", None)
     if (version is None or version.shape != () or version.dtype.kind not in "iu"
             or int(version) != MODEL_VERSION):
-        raise ModelError(f"{path}: unsupported model file version "
-                         f"{None if version is None else version.tolist()!r} "
+        shown = None if version is None else version.tolist() if version.size < 10 else "?"
+        raise ModelError(f"{path}: unsupported model file version {shown!r} "
                          f"(this tt_env reads version {MODEL_VERSION})")
+    text = arrays.pop("__metadata__", None)
     try:
-        metadata = json.loads(str(arrays.pop("__metadata__")))
+        if text is None or text.shape != () or text.dtype.kind != "U":
+            raise TypeError("no JSON text")
+        metadata = json.loads(str(text))
         if not isinstance(metadata, dict):
             raise TypeError("not a JSON object")
-    except (KeyError, TypeError, ValueError) as exc:
+        if _depth(metadata) > MAX_METADATA_DEPTH:
+            raise ValueError(f"nested more than {MAX_METADATA_DEPTH} deep")
+    except RecursionError:
+        raise ModelError(f"{path} is corrupt: its metadata cannot be read (nested too "
+                         "deeply)") from None
+    except (TypeError, ValueError) as exc:
         raise ModelError(f"{path} is corrupt: its metadata cannot be read ({exc})") from None
     for name, value in arrays.items():
         if value.dtype.kind != "f" or not np.isfinite(value).all():
             raise ModelError(f"{path} is corrupt: weight {name!r} is not finite floating-point "
                              "numbers")
     return metadata, arrays
+
+
+def _read_entries(archive: zipfile.ZipFile, corrupt: str) -> dict[str, np.ndarray]:
+    """Every ``<name>.npy`` entry of an archive as an array, sizes checked before reading."""
+    infos = archive.infolist()
+    if len(infos) > MAX_MODEL_ENTRIES:
+        raise ModelError(f"{corrupt} ({len(infos)} entries; a model has far fewer)")
+    total = sum(info.file_size for info in infos)
+    if total > MAX_MODEL_BYTES:
+        raise ModelError(f"{corrupt} (its entries unpack to {total:,} bytes, more than the "
+                         f"{MAX_MODEL_BYTES:,} a model file may hold)")
+    arrays: dict[str, np.ndarray] = {}
+    for info in infos:
+        if not info.filename.endswith(".npy") or info.is_dir():
+            raise ModelError(f"{corrupt} (its entry {info.filename!r} is not a numpy array)")
+        name = info.filename[:-len(".npy")]
+        if name in arrays:
+            raise ModelError(f"{corrupt} (its entry {name!r} appears twice)")
+        with archive.open(info) as fh:
+            arrays[name] = _read_npy(fh, info.file_size, name, corrupt)
+    return arrays
+
+
+def _read_npy(fh, entry_size: int, name: str, corrupt: str) -> np.ndarray:
+    """One ``.npy`` entry, from its header: refused when the header asks for more data than
+    the entry holds, or for objects (pickles)."""
+    from numpy.lib import format as npy
+
+    try:
+        version = npy.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = npy.read_array_header_1_0(fh)
+        elif version == (2, 0):
+            shape, fortran, dtype = npy.read_array_header_2_0(fh)
+        else:
+            raise ValueError(f"numpy format version {version}")
+    except Exception as exc:  # numpy parses the header text with tokenize and ast: any error
+        raise ModelError(f"{corrupt} (entry {name!r} has no valid array header: "
+                         f"{type(exc).__name__})") from None
+    if dtype.hasobject:
+        raise ModelError(f"{corrupt} (entry {name!r} holds pickled data, which is never loaded)")
+    count = math.prod(shape)
+    size = count * dtype.itemsize
+    if size > entry_size:
+        raise ModelError(f"{corrupt} (entry {name!r} claims shape {shape}: {size:,} bytes, "
+                         f"more than the {entry_size:,} of its entry)")
+    data = fh.read(size)
+    if len(data) != size:
+        raise ModelError(f"{corrupt} (entry {name!r} is truncated)")
+    fh.read()  # to the end of the entry, so that zipfile checks its CRC
+    array = np.frombuffer(data, dtype=dtype, count=count).copy()
+    return array.reshape(shape, order="F" if fortran else "C")
+
+
+def _depth(value: Any) -> int:
+    """How deeply lists and dicts nest in ``value`` (without recursion)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, depth)
+            if depth <= MAX_METADATA_DEPTH:
+                stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict)
+                                                      else item))
+    return deepest
 
 
 def trained_rules(metadata: dict[str, Any], where: str = "model") -> Rules:
@@ -299,8 +386,9 @@ def load_model(path: str | os.PathLike, rules: Rules | None = None) -> Model:
         features = CardFeatures.from_spec(metadata["features"], trained)
         network = metadata["network"]
         net = NETWORKS[network["class"]](weights, **network["kwargs"])
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise ModelError(f"{where} is corrupt or from another tt_env version: {exc}") from None
+    except Exception as exc:  # any failure to build from the file's data: the file is at fault
+        raise ModelError(f"{where} is corrupt or from another tt_env version: "
+                         f"{type(exc).__name__}: {exc}") from None
     if net.global_width != features.global_width or net.card_width != CARD_WIDTH:
         raise ModelError(f"{where} is corrupt: its network does not fit its features")
     return Model(net=net, rules=trained, features=features, metadata=metadata, path=str(path),

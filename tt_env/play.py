@@ -51,13 +51,16 @@ class TerminalGame:
                  echo: bool = False) -> None:
         from . import three_thirteen_v0
         from .agents import make_agent, spec_label
+        from .engine import check_seed
 
         self.rules = rules
         self.n = rules.num_players
         if not 0 <= seat < self.n:
             raise ValueError(f"seat must be 0..{self.n - 1}, got {seat}")
         self.seat = seat
-        self.seed = seed if seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0])
+        self.seed = check_seed(seed)
         self.input_fn = input_fn
         self.echo = echo  # print each answer (scripted input is not echoed by a terminal)
         self.out = out or sys.stdout
@@ -294,11 +297,10 @@ def parse_answer(answer: str, legal: Sequence[int]) -> int | str:
     sentence saying what is wrong. Accepts a number (1-based, as listed), or words:
     ``draw``, ``take``, ``discard 7H``, ``go out 7H``, ``go out, discard 7H``, ``out 7H``."""
     text = answer.strip()
-    if text.isdigit():
-        i = int(text)
-        if 1 <= i <= len(legal):
-            return legal[i - 1]
-        return f"There is no move {i}: choose 1..{len(legal)}."
+    if text.isdigit():  # also "²" or "٣": str.isdigit() is not only 0-9
+        if text.isascii() and len(text) <= 4 and 1 <= int(text) <= len(legal):
+            return legal[int(text) - 1]
+        return f"There is no move {_shorten(text, 12)}: choose 1..{len(legal)}."
     words = text.replace(",", " ").split()
     if len(words) == 3 and [w.lower() for w in words[:2]] == ["go", "out"]:
         text = "out " + words[2]
@@ -306,13 +308,18 @@ def parse_answer(answer: str, legal: Sequence[int]) -> int | str:
         action = parse_action(text)
     except ValueError as exc:
         if str(exc).startswith("unknown card"):
-            return (f"{words[-1]!r} is not a card: give a rank (A, 2..10, J, Q, K) and a suit "
-                    "(C, D, H, S), as in 7H or 10S; JK is the joker.")
-        return (f"I do not understand {answer!r}: answer with a move's number (1..{len(legal)}) "
-                "or its words: draw, take, discard 7H, go out 7H.")
+            return (f"{_shorten(words[-1], 20)!r} is not a card: give a rank (A, 2..10, J, Q, "
+                    "K) and a suit (C, D, H, S), as in 7H or 10S; JK is the joker.")
+        return (f"I do not understand {_shorten(answer, 40)!r}: answer with a move's number "
+                f"(1..{len(legal)}) or its words: draw, take, discard 7H, go out 7H.")
     if action in legal:
         return action
     return f"'{describe(action)}' is not a legal move now; choose one of the list."
+
+
+def _shorten(text: str, size: int) -> str:
+    """``text``, cut to ``size`` characters (an answer may be a 5,000-digit number)."""
+    return text if len(text) <= size else text[:size] + "..."
 
 
 def _parse(name: str):
@@ -322,9 +329,9 @@ def _parse(name: str):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from ._cli import add_rules_arguments
+    from ._cli import Parser, add_rules_arguments, non_negative_int
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="tt-play",
         description="Play Three Thirteen in the terminal against agents. Answer each prompt "
                     "with a move's number or its words ('draw', 'take', 'discard 7H', "
@@ -335,7 +342,8 @@ def build_parser() -> argparse.ArgumentParser:
                              f"(default: {','.join(DEFAULT_OPPONENTS)})")
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0 plays first in "
                         "seat order (default: 0)")
-    parser.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
+    parser.add_argument("--seed", type=non_negative_int, default=None,
+                        help="deal seed, an integer >= 0 (default: random)")
     parser.add_argument("--episode", choices=("game", "round"), default="game",
                         help="a whole game (default) or a single round")
     parser.add_argument("--ascii", action="store_true", help="card names without suit symbols")
@@ -346,7 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = input,
          out: TextIO | None = None) -> int:
     """``tt-play``: returns the exit status."""
-    from ._cli import rules_from_args
+    from ._cli import one_line, rules_from_args
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -362,7 +370,7 @@ def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = inp
                             pretty=False if args.ascii else None,
                             echo=input_fn is input and not sys.stdin.isatty())
     except (ValueError, ImportError) as exc:
-        print(f"tt-play: error: {exc}", file=sys.stderr)
+        print(f"tt-play: error: {one_line(exc)}", file=sys.stderr)
         return 2
     return game.play()
 

@@ -7,6 +7,7 @@ from a :class:`Rules` instance.
 from __future__ import annotations
 
 import dataclasses
+import reprlib
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple
@@ -14,6 +15,15 @@ from typing import Any, NamedTuple
 from .cards import CARDS_PER_DECK, JOKER, NUM_KINDS, NUM_RANKS
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
+# Upper bounds of the numeric options (decided here). None of the rule texts asks for more, and
+# each keeps a game quick and its numbers small: 12 decks (624 cards) deal the largest round to
+# 8 players four times over; with 4 jokers a deck (a pack has 2, some have 4) a hand holds at
+# most 12 x 4 = 48 jokers; 10,000 turns a round is 25 times the default cap for 8 players;
+# penalties above 1,000 points would only make the scores unreadable.
+MAX_DECKS = 12
+MAX_JOKERS_PER_DECK = 4
+MAX_TURNS_PER_ROUND = 10_000
+MAX_PENALTY = 1_000
 MIN_STOCK_AFTER_DEAL = 20  # RULES.md, "enough decks for the final round"
 JOKER_PENALTY = 20  # RULES.md: a leftover joker costs 20 whatever unused_wild_penalty says
 ACE_HIGH_PENALTY = 15  # RULES.md, aces_high: a leftover ace costs 15
@@ -40,6 +50,10 @@ class Rules:
     Every field is an option of RULES.md with RULES.md's default. ``num_decks=None`` and
     ``max_turns_per_round=None`` are resolved automatically (see :attr:`decks` and
     :attr:`turn_cap`). Invalid values and impossible combinations raise :class:`ValueError`.
+    Numbers have documented upper bounds: ``num_decks`` <= :data:`MAX_DECKS` (12),
+    ``jokers_per_deck`` <= :data:`MAX_JOKERS_PER_DECK` (4), ``max_turns_per_round`` <=
+    :data:`MAX_TURNS_PER_ROUND` (10,000), ``unused_wild_penalty`` and ``false_out_penalty`` <=
+    :data:`MAX_PENALTY` (1,000).
     """
 
     num_players: int = 2
@@ -78,17 +92,25 @@ class Rules:
     @classmethod
     def preset(cls, name: str, **overrides: Any) -> Rules:
         """A named rule set, ``"standard"`` or ``"one-wild"``, with optional field overrides."""
+        if not isinstance(name, str):
+            raise ValueError(f"a preset is a name ({', '.join(PRESETS)}), got {_short(name)}")
         key = name.strip().lower().replace("_", "-")
         if key not in PRESETS:
-            raise ValueError(f"unknown preset {name!r}; known presets: {', '.join(PRESETS)}")
-        return cls(**{**PRESETS[key], **overrides})
+            raise ValueError(f"unknown preset {_short(name)}; known presets: "
+                             f"{', '.join(PRESETS)}")
+        return cls.from_dict({**PRESETS[key], **overrides})
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
         """Rules from a plain dict (as :meth:`to_dict` writes); unknown keys raise."""
-        unknown = set(data) - set(FIELD_NAMES)
+        if not isinstance(data, dict):
+            raise ValueError(f"rule options are a dict of option names and values, got "
+                             f"{_short(data)}")
+        unknown = [key for key in data if key not in FIELD_NAMES]
         if unknown:
-            raise ValueError(f"unknown rule option(s): {', '.join(sorted(unknown))}")
+            raise ValueError("unknown rule option(s): "
+                             + ", ".join(sorted(k if isinstance(k, str) else _short(k)
+                                                for k in unknown)))
         return cls(**data)
 
     def to_dict(self) -> dict[str, Any]:
@@ -106,7 +128,7 @@ class Rules:
             if value is None and optional:
                 return
             if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"{name} must be an integer, got {value!r}")
+                raise ValueError(f"{name} must be an integer, got {_short(value)}")
             if value < low or (high is not None and value > high):
                 bound = f"{low}..{high}" if high is not None else f">= {low}"
                 raise ValueError(f"{name} must be {bound}, got {value}")
@@ -115,20 +137,19 @@ class Rules:
                      "redemption", "double_court_rounds", "all_wild_melds",
                      "discard_drawn_upcard"):
             if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name} must be True or False, got {getattr(self, name)!r}")
+                raise ValueError(f"{name} must be True or False, got {_short(getattr(self, name))}")
         if isinstance(self.num_players, bool) or not isinstance(self.num_players, int) or not (
             MIN_PLAYERS <= self.num_players <= MAX_PLAYERS
         ):
-            raise ValueError(
-                f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {self.num_players!r}"
-            )
-        check_int("num_decks", 1, optional=True)
+            raise ValueError(f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, "
+                             f"got {_short(self.num_players)}")
+        check_int("num_decks", 1, MAX_DECKS, optional=True)
         check_int("max_wilds_per_meld", 0, optional=True)
-        check_int("unused_wild_penalty", 0, optional=True)
+        check_int("unused_wild_penalty", 0, MAX_PENALTY, optional=True)
         check_int("extra_rounds", 0, 2)
-        check_int("jokers_per_deck", 0)
-        check_int("false_out_penalty", 0, optional=True)
-        check_int("max_turns_per_round", 1, optional=True)
+        check_int("jokers_per_deck", 0, MAX_JOKERS_PER_DECK)
+        check_int("false_out_penalty", 0, MAX_PENALTY, optional=True)
+        check_int("max_turns_per_round", 1, MAX_TURNS_PER_ROUND, optional=True)
         if self.joker_layoff and self.jokers_per_deck == 0:
             raise ValueError("joker_layoff needs jokers: set jokers_per_deck > 0")
         if self.all_wild_melds and self.max_wilds_per_meld is not None and (
@@ -213,6 +234,11 @@ class Rules:
     def penalty_table(self, wild_rank: int) -> tuple[int, ...]:
         """Penalty of each of the 53 card kinds left over in a round with this wild rank."""
         return _penalty_table(self, wild_rank)
+
+
+def _short(value: object) -> str:
+    """``repr(value)``, shortened (an error message must not be huge, nor recurse)."""
+    return reprlib.repr(value)
 
 
 def _penalty_table(rules: Rules, wild_rank: int) -> tuple[int, ...]:

@@ -186,15 +186,23 @@ class SingleAgentEnv(gymnasium.Env):
     # ------------------------------------------------------------------ reset
     def reset(self, *, seed: int | None = None,
               options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        super().reset(seed=seed)
+        # Everything is checked before anything changes: a refused reset leaves the env as it was.
+        from .engine import check_seed
+
+        if seed is not None:
+            seed = check_seed(seed)
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
         options = dict(options or {})
         seat = options.pop("seat", self.seat)
         if options:
-            raise ValueError(f"unknown reset option(s) {', '.join(sorted(options))}; "
+            raise ValueError(f"unknown reset option(s) {', '.join(sorted(map(str, options)))}; "
                              "the only option is 'seat'")
         n = self.rules.num_players
-        if seat is not None and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
+        if seat is not None and not (isinstance(seat, (int, np.integer)) and not isinstance(
+                seat, (bool, np.bool_)) and 0 <= seat < n):
             raise ValueError(f"seat must be None or a seat in 0..{n - 1}, got {seat!r}")
+        super().reset(seed=seed)
         aec, rng = self.aec_env, self.np_random
         previous = aec.game
         if seed is not None:

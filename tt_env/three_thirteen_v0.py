@@ -138,8 +138,16 @@ does. `infos[agent]` holds `round` (the round in play, from 1), `score` and `sco
 `round_penalty` and `round_penalties` (of the last round scored in the episode, else None),
 and once the episode is over `winners`: the agents with the lowest score over the episode.
 
+A finished episode follows PettingZoo's AEC convention: every agent is stepped once with `None`
+(as `agent_iter()` does) and leaves `agents`; `agent_iter()` then stops. A `step()` after that
+only warns, as PettingZoo's `OrderEnforcingWrapper` does ("step() called after all agents are
+terminated or truncated. Should reset() first."), and `last()` keeps giving the final status of
+`agent_selection` with a reward of 0.
+
 `reset(seed=s)` plays the engine game `tt_env.engine.Game(rules, seed=s)` (`raw_env.game`; its
 `record()` replays it); resets without a seed draw the next game's seed from the last seed.
+A seed is a non-negative integer (Python or NumPy); anything else (a bool, a float, a string, an
+array, a negative number) raises a `ValueError` naming `seed` before anything changes.
 `reset(options={"game": game})` starts from a copy of a given engine `Game` (from a record, or
 set up with `Game.arrange`).
 
@@ -162,7 +170,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from .actions import ACTION_TO_MOVE, NUM_ACTIONS, describe
 from .cards import ALL_CARDS, NUM_KINDS, RANK_NAMES
-from .engine import Game, IllegalMoveError
+from .engine import Game, IllegalMoveError, check_seed
 from .observation import (
     IncrementalEncoder,
     legal_mask_bytes,
@@ -341,6 +349,7 @@ class raw_env(AECEnv):
         self._last_result = None
         self._winners: list[str] | None = None
         self._round_played = False  # episode="round" ended by its round: reset plays the next
+        self._finished: dict[str, tuple] = {}  # final status of the agents that left the episode
         self._warned_illegal = False
 
     # ------------------------------------------------------------------ spaces
@@ -354,17 +363,23 @@ class raw_env(AECEnv):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start an episode. ``seed`` reproduces it exactly; ``options={"game": game}`` starts
         from a copy of an engine :class:`~tt_env.engine.Game` with the same rules."""
-        given = (options or {}).get("game")
+        # Everything is checked before anything changes: a refused reset leaves the env as it was.
         if seed is not None:
-            self._seed_rng = np.random.default_rng(seed)  # the seeds of the games that follow
+            seed = check_seed(seed)
+        if options is not None and not isinstance(options, dict):
+            raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
+        given = (options or {}).get("game")
         if given is not None:
             if not isinstance(given, Game) or given.rules != self.rules:
                 raise ValueError("options['game'] must be a tt_env Game with this env's rules")
             if given.is_over:
                 raise ValueError("options['game'] is over")
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)  # the seeds of the games that follow
+        if given is not None:
             self.game = copy.deepcopy(given)
         elif seed is not None:
-            self.game = Game(self.rules, seed=int(seed))
+            self.game = Game(self.rules, seed=seed)
         elif self._round_played and not self.game.is_over:
             pass  # episode="round": the next round of the same game, already dealt by the engine
         else:
@@ -383,6 +398,7 @@ class raw_env(AECEnv):
         self._last_result = None
         self._winners = None
         self._round_played = False
+        self._finished = {}
         self._final = None
         self._encoder.sync(game)
         self._set_infos()
@@ -391,7 +407,12 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ step
     def step(self, action: int) -> None:
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            dead = self.terminations[agent] or self.truncations[agent]
+        except KeyError:  # every agent has left a finished episode
+            EnvLogger.warn_step_after_terminated_truncated()
+            return None
+        if dead:
             return self._was_dead_step(action)
         if type(action) is not int:
             given, action = action, _as_action(action)
@@ -419,6 +440,29 @@ class raw_env(AECEnv):
             self.agent_selection = self.possible_agents[game.current]
         if self.render_mode == "human":
             self.render()
+
+    def _was_dead_step(self, action: Any) -> None:
+        agent = self.agent_selection
+        status = (self.terminations[agent], self.truncations[agent], self.infos[agent])
+        super()._was_dead_step(action)  # refuses an action other than None, changing nothing
+        self._finished[agent] = status
+
+    def last(self, observe: bool = True):
+        """``(observation, cumulative reward, termination, truncation, info)`` of
+        ``agent_selection``; once every agent has left a finished episode, its final status with
+        a reward of 0 (PettingZoo's ``AECEnv.last`` would raise ``KeyError``)."""
+        agent = self.agent_selection
+        try:
+            reward, termination, truncation, info = (
+                self._cumulative_rewards[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
+        except KeyError:
+            if agent not in self._finished:
+                raise
+            termination, truncation, info = self._finished[agent]
+            reward = 0.0
+        return (self.observe(agent) if observe else None, reward, termination, truncation,
+                info)
 
     def _legal_now(self) -> bytes:
         """The mask of the state as bytes (kept until the next step) and as an array."""

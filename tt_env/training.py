@@ -53,6 +53,7 @@ import dataclasses
 import datetime as _dt
 import functools
 import inspect
+import io
 import json
 import math
 import multiprocessing
@@ -60,10 +61,12 @@ import os
 import platform
 import random
 import re
+import reprlib
 import shlex
 import shutil
 import sys
 import time
+import zipfile
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -77,7 +80,8 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from ._cli import UNSET, rule_overrides  # UNSET: the "flag not given" marker
+from ._cli import UNSET, Parser, one_line, rule_overrides  # UNSET: "flag not given"
+from ._files import atomic_file, atomic_path, write_text_atomically
 from .actions import NUM_ACTIONS
 from .features import CardFeatures
 from .model import ModelError, build_metadata, save_model
@@ -188,6 +192,43 @@ class TrainConfig:
     threads: int = 1
     """torch threads (more rarely helps with these small networks)"""
 
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Raise :class:`ValueError` naming the first setting of the wrong type or out of range
+        (a float setting given as an integer becomes a float)."""
+        for name, f in CONFIG_FIELDS.items():
+            value = getattr(self, name)
+            kind = str(f.type)
+            if kind == "float" and isinstance(value, int) and not isinstance(value, bool):
+                value = float(value)
+                setattr(self, name, value)
+            expected = {"int": int, "float": float, "str": str, "bool": bool, "dict": dict}[kind]
+            if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+                raise ValueError(f"setting {name} must be {_KIND_WORDS[kind]}, got "
+                                 f"{type(value).__name__} {_short(value)}")
+            if kind == "float" and not math.isfinite(value):
+                raise ValueError(f"setting {name} must be a finite number, got {value}")
+            low, high = _RANGES.get(name, (None, None))
+            if (low is not None and value < low) or (high is not None and value > high):
+                where = f"{low}..{high}" if high is not None else f">= {low}"
+                raise ValueError(f"setting {name} must be {where}, got {value}")
+            if name in _POSITIVE and not value > 0:
+                raise ValueError(f"setting {name} must be > 0, got {value}")
+            if name in _CHOICES and value not in _CHOICES[name]:
+                raise ValueError(f"setting {name} must be one of "
+                                 f"{', '.join(map(repr, _CHOICES[name]))}, got {_short(value)}")
+        for name in ("exp_name", "run_name"):
+            value = getattr(self, name)
+            if "/" in value or os.sep in value or value in (".", "..") or "\0" in value:
+                raise ValueError(f"setting {name} is part of a directory name: no '/', '.' or "
+                                 f"'..', got {value!r}")
+        if not all(isinstance(k, str) for k in self.rules):
+            raise ValueError("setting rules must map rule option names to values")
+        if self.n_steps * self.n_envs < 2:
+            raise ValueError("n_steps x n_envs must be at least 2 (a PPO rollout)")
+
     def make_rules(self) -> Rules:
         unknown = set(self.rules) - set(FIELD_NAMES)
         if unknown:
@@ -196,6 +237,26 @@ class TrainConfig:
 
 
 CONFIG_FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
+_KIND_WORDS = {"int": "an integer", "float": "a number", "str": "a string",
+               "bool": "true or false", "dict": "a table of rule options"}
+_RANGES: dict[str, tuple[float | None, float | None]] = {
+    "seed": (0, None), "players": (2, 8), "league_every": (0, None), "league_size": (1, None),
+    "card_hidden": (1, None), "trunk_hidden": (1, None), "total_timesteps": (0, None),
+    "n_envs": (1, None), "n_steps": (1, None), "batch_size": (2, None), "n_epochs": (1, None),
+    "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "ent_coef": (0.0, None),
+    "vf_coef": (0.0, None), "target_kl": (0.0, None), "bc_samples": (1, None),
+    "bc_epochs": (0, None), "bc_batch_size": (1, None), "checkpoint_every": (0, None),
+    "eval_every": (0, None), "eval_games": (1, None), "eval_seed": (0, None),
+    "eval_workers": (0, None), "threads": (1, None),
+}
+_POSITIVE = {"reward_scale", "learning_rate", "clip_range", "max_grad_norm", "bc_lr"}
+_CHOICES = {"episode": ("round", "game"), "reward": ("relative", "penalty"),
+            "vec_env": ("subproc", "dummy"), "eval_episode": ("game", "round"),
+            "final_model": ("best", "last")}
+
+
+def _short(value: Any) -> str:
+    return reprlib.repr(value)
 
 
 @functools.lru_cache(maxsize=None)
@@ -230,9 +291,13 @@ def parse_pool(text: str | dict[str, float]) -> dict[str, float]:
                 items.append((name.strip(), float(weight) if weight else 1.0))
             except ValueError:
                 raise ValueError(f"opponent pool: bad weight in {part!r}") from None
+    for name, w in items:
+        if not name:
+            raise ValueError(f"opponent pool {text!r}: a weight without an agent name")
+        if not math.isfinite(w) or w < 0:
+            raise ValueError(f"opponent pool: the weight of {name} must be a number >= 0, "
+                             f"got {w}")
     pool = {name: w for name, w in items if w > 0}
-    if any(w < 0 for _, w in items):
-        raise ValueError("opponent pool: weights must be >= 0")
     if not pool:
         raise ValueError(f"opponent pool {text!r} has no agent with a positive weight")
     return pool
@@ -244,26 +309,102 @@ def load_config_file(path: str | os.PathLike) -> dict[str, Any]:
     ``[rules]`` holds rule options; ``opponents``/``bc_opponents`` may be tables of weights.
     """
     path = Path(path)
-    text = path.read_text()
-    if path.suffix in (".yaml", ".yml"):
-        import yaml
+    if path.is_dir():
+        raise ValueError(f"config {path}: is a directory, not a file")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"config {path}: no such file") from None
+    except OSError as exc:
+        raise ValueError(f"config {path}: cannot read it ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"config {path}: not UTF-8 text") from None
+    try:
+        if path.suffix in (".yaml", ".yml"):
+            import yaml
 
-        data = yaml.safe_load(text) or {}
-    else:
-        try:
-            import tomllib
-        except ImportError:  # Python 3.10
-            import tomli as tomllib  # type: ignore[no-redef]
-        data = tomllib.loads(text)
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                raise ValueError(f"config {path}: not valid YAML: "
+                                 f"{' '.join(str(exc).split())}") from None
+            data = {} if data is None else data
+        else:
+            try:
+                import tomllib
+            except ImportError:  # Python 3.10
+                import tomli as tomllib  # type: ignore[no-redef]
+            try:
+                data = tomllib.loads(text)
+            except tomllib.TOMLDecodeError as exc:
+                raise ValueError(f"config {path}: not valid TOML ({exc}); a .yaml or .yml "
+                                 "file is read as YAML") from None
+    except RecursionError:
+        raise ValueError(f"config {path}: nested too deeply to be a config") from None
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a table of settings")
-    unknown = set(data) - set(CONFIG_FIELDS)
+        raise ValueError(f"config {path}: expected a table of settings, got "
+                         f"{type(data).__name__}")
+    unknown = [k for k in data if k not in CONFIG_FIELDS]
     if unknown:
-        raise ValueError(f"{path}: unknown setting(s) {', '.join(sorted(unknown))}")
+        raise ValueError(f"config {path}: unknown setting(s) "
+                         f"{', '.join(sorted(map(str, unknown)))}")
     for key in ("opponents", "bc_opponents"):
         if isinstance(data.get(key), dict):
             data[key] = ",".join(f"{k}={v}" for k, v in data[key].items())
     return data
+
+
+def check_run(config: TrainConfig, resume_dir: str | os.PathLike | None = None) -> Rules:
+    """Check everything a run needs before any work starts or any file is written: the rules,
+    every agent named (opponent pools, teacher, evaluation opponents: built once here, in this
+    process, so that a bad name fails now and not inside the environment processes), and the
+    places the run writes to. Raises :class:`ValueError` naming the first problem; returns the
+    rules."""
+    from .agents import make_agent
+
+    rules = config.make_rules()
+    n = rules.num_players
+    pools = [("opponents", config.opponents)]
+    named = [("eval_opponents", s.strip()) for s in config.eval_opponents.split(",")
+             if s.strip()]
+    if config.bc_teacher.strip().lower() not in ("", "none"):
+        pools.append(("bc_opponents", config.bc_opponents))
+        named.append(("bc_teacher", config.bc_teacher.strip()))
+    for setting, text in pools:
+        try:
+            pool = parse_pool(text)
+        except ValueError as exc:
+            raise ValueError(f"setting {setting}: {exc}") from None
+        named += [(setting, name) for name in pool if name != LEAGUE]
+    for setting, spec in dict.fromkeys(named):
+        try:
+            make_agent(spec, n, rules, 0)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"setting {setting}: {exc}") from None
+    if resume_dir is not None:
+        root = Path(resume_dir)
+        if not (root / "config.toml").is_file():
+            raise ValueError(f"--resume {resume_dir}: not a run directory (no config.toml)")
+        _check_can_create(root / "checkpoints" / "probe", f"--resume {resume_dir}")
+    else:
+        _check_can_create(Path(config.run_dir) / "probe", f"run_dir {config.run_dir}")
+    if config.output:
+        _check_can_create(Path(config.output), f"output {config.output}")
+    return rules
+
+
+def _check_can_create(path: Path, what: str) -> None:
+    """:class:`ValueError` unless ``path`` (and its missing directories) can be created."""
+    from ._files import check_directory_writable
+
+    if path.is_dir():
+        raise ValueError(f"{what}: {path} is a directory")
+    existing = path.parent
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"{what}: {existing} is a file, not a directory")
+    check_directory_writable(existing, what)
 
 
 def _toml_value(value: Any) -> str:
@@ -294,7 +435,7 @@ def config_to_toml(config: TrainConfig) -> str:
 def build_parser() -> argparse.ArgumentParser:
     from ._cli import add_rules_arguments
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="tt-train",
         description="Train a Three Thirteen agent with MaskablePPO (sb3-contrib) against a pool "
                     "of opponents and a self-play league. Settings: defaults < --config file < "
@@ -398,6 +539,24 @@ class OpponentPool:
 def _step_of(path: Path) -> int:
     match = re.search(r"(\d+)", path.stem)
     return int(match.group(1)) if match else -1
+
+
+def _int_or_none(text: Any) -> int | None:
+    try:
+        return int(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def _checkpoint_is_whole(path: Path) -> bool:
+    """Whether a stable-baselines3 checkpoint is a whole zip (every entry's CRC checked),
+    with its data and policy."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return archive.testzip() is None and {"data", "policy.pth"} <= set(
+                archive.namelist())
+    except (OSError, zipfile.BadZipFile, EOFError, ValueError, RuntimeError):
+        return False
 
 
 class PoolSeat:
@@ -697,19 +856,68 @@ class RunFiles:
         for d in (self.root, self.checkpoints, self.league):
             d.mkdir(parents=True, exist_ok=True)
 
-    def last_checkpoint(self) -> Path | None:
+    def last_checkpoint(self, log=None) -> Path | None:
+        """The newest checkpoint that is whole; a damaged newer one (a write cut short by a
+        crash or a full disk) is skipped, and ``log`` says so."""
         found = sorted(self.checkpoints.glob("ckpt_*.zip"), key=_step_of)
-        return found[-1] if found else None
+        damaged = []
+        for path in reversed(found):
+            if _checkpoint_is_whole(path):
+                if damaged and log is not None:
+                    log(f"checkpoint(s) {', '.join(damaged)} damaged (a write cut short?): "
+                        f"falling back to {path.name}")
+                return path
+            damaged.append(path.name)
+        if damaged:
+            raise ValueError(f"no checkpoint of {self.root} can be read ({', '.join(damaged)} "
+                             "damaged)")
+        return None
+
+    def remove_temporary_files(self) -> None:
+        """Temporary files left by a run that was killed while writing (see tt_env._files)."""
+        for folder in (self.root, self.checkpoints, self.league, self.root / "eval"):
+            for tmp in folder.glob(".*.tmp") if folder.is_dir() else ():
+                tmp.unlink(missing_ok=True)
+
+    def trim_logs(self, steps: int) -> None:
+        """Drop the rows of ``progress.csv`` and ``evaluations.csv`` logged after ``steps`` (by
+        the part of a run after its last checkpoint, which a resume plays again), and rows cut
+        short by a crash."""
+        for name in ("progress.csv", "evaluations.csv"):
+            path = self.root / name
+            if not path.exists():
+                continue
+            with path.open(newline="") as fh:
+                reader = csv.DictReader(fh)
+                fields = reader.fieldnames or []
+                rows = list(reader)
+            kept = [r for r in rows if None not in r.values() and None not in r
+                    and _int_or_none(r.get("timesteps")) is not None
+                    and int(r["timesteps"]) <= steps]
+            if len(kept) == len(rows):
+                continue
+            out = io.StringIO()
+            writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(kept)
+            write_text_atomically(path, out.getvalue())
 
     def state(self) -> dict[str, Any]:
-        if self.state_path.exists():
-            return json.loads(self.state_path.read_text())
-        return {"wall_time": 0.0, "commands": [], "best": None}
+        fresh = {"wall_time": 0.0, "commands": [], "best": None}
+        if not self.state_path.exists():
+            return fresh
+        try:
+            state = json.loads(self.state_path.read_text(encoding="utf-8"))
+            if isinstance(state, dict):
+                return state
+        except (OSError, ValueError):
+            pass
+        print(f"tt-train: warning: {self.state_path} is damaged; starting its bookkeeping "
+              "(wall time, commands, best evaluation) afresh", file=sys.stderr)
+        return fresh
 
     def save_state(self, state: dict[str, Any]) -> None:
-        tmp = self.state_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(state, indent=2))
-        os.replace(tmp, self.state_path)
+        write_text_atomically(self.state_path, json.dumps(state, indent=2))
 
     def append_csv(self, name: str, row: dict[str, Any]) -> None:
         path = self.root / name
@@ -841,7 +1049,8 @@ class Trainer:
     def checkpoint(self, model) -> None:
         steps = model.num_timesteps
         path = self.files.checkpoints / f"ckpt_{steps:09d}.zip"
-        model.save(path)
+        with atomic_file(path, "wb") as fh:  # a crash or a full disk leaves no torn checkpoint
+            model.save(fh)
         self._state["wall_time"] = self.wall_time()
         self._state["timesteps"] = steps
         self.files.save_state(self._state)
@@ -880,7 +1089,7 @@ class Trainer:
             first = out[next(iter(out))]
             best = self._state.get("best")
             if best is None or first["diff"] < best["diff"]:
-                shutil.copyfile(path, self.files.root / "best.npz")
+                _copy_atomically(path, self.files.root / "best.npz")
                 self._state["best"] = {"timesteps": steps, "diff": first["diff"],
                                        "opponent": first["opponent"]}
                 self.files.save_state(self._state)
@@ -915,33 +1124,47 @@ class Trainer:
 
         c = self.config
         torch.set_num_threads(c.threads)
-        self.files.create()
-        self._state.setdefault("commands", []).append(self.command)
-        self.files.save_state(self._state)
-        with (self.files.root / "command.txt").open("a") as fh:
-            fh.write(self.command + "\n")
-        (self.files.root / "config.toml").write_text(config_to_toml(c))
-
-        checkpoint = self.files.last_checkpoint() if self.resume else None
-        steps0 = _step_of(checkpoint) if checkpoint else 0
-        seed = c.seed + steps0  # a resumed run plays other deals than the first part
-        set_random_seed(seed)
-        random.seed(seed)
-        env = make_vec_env(c, seed, str(self.files.league))
+        root = self.files.root
+        made = [p for p in (root, *root.parents) if not p.exists()]  # removed if setup fails
+        env = None
         kwargs = dict(learning_rate=c.learning_rate, n_steps=c.n_steps, batch_size=c.batch_size,
                       n_epochs=c.n_epochs, gamma=c.gamma, gae_lambda=c.gae_lambda,
                       clip_range=c.clip_range, ent_coef=c.ent_coef, vf_coef=c.vf_coef,
                       max_grad_norm=c.max_grad_norm, target_kl=c.target_kl or None)
-        try:
+        try:  # setting up: a failure here leaves no half-made run directory
+            self.files.create()
+            checkpoint = None
+            if self.resume:
+                self.files.remove_temporary_files()
+                checkpoint = self.files.last_checkpoint(log=self.log)
+            steps0 = _step_of(checkpoint) if checkpoint else 0
+            if self.resume:
+                self.files.trim_logs(steps0)  # the steps after it are played again
+            self._state.setdefault("commands", []).append(self.command)
+            self.files.save_state(self._state)
+            with (root / "command.txt").open("a") as fh:
+                fh.write(self.command + "\n")
+            write_text_atomically(root / "config.toml", config_to_toml(c))
+            seed = c.seed + steps0  # a resumed run plays other deals than the first part
+            set_random_seed(seed)
+            random.seed(seed)
+            env = make_vec_env(c, seed, str(self.files.league))
             if checkpoint is not None:
-                self.log(f"resuming {self.files.root} from {checkpoint.name} "
-                         f"({steps0:,} steps done)")
+                self.log(f"resuming {root} from {checkpoint.name} ({steps0:,} steps done)")
                 model = MaskablePPO.load(checkpoint, env=env, device="cpu",
                                          tensorboard_log=str(self.files.tb), **kwargs)
             else:
                 model = MaskablePPO(CardPolicy, env, seed=seed, device="cpu", verbose=0,
                                     tensorboard_log=str(self.files.tb),
                                     policy_kwargs={"net_kwargs": self.net_kwargs}, **kwargs)
+        except BaseException:
+            if env is not None:
+                env.close()
+            if made:  # the run directory and the folders above it made for it
+                shutil.rmtree(made[-1], ignore_errors=True)
+            raise
+        try:
+            if checkpoint is None:
                 if self._bc_on():
                     self.warm_start(model)
                 self.export(model, self.files.league / f"step_{0:09d}.npz")
@@ -969,11 +1192,16 @@ class Trainer:
             source = self.files.root / "best.npz" if (
                 c.final_model == "best" and (self.files.root / "best.npz").exists()) else final
             Path(c.output).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, c.output)
+            _copy_atomically(source, Path(c.output))
             self.log(f"copied {source.name} to {c.output}")
         self.log(f"done: {model.num_timesteps:,} steps, {self.wall_time() / 60:.1f} min "
                  f"in total; model {final}")
         return final
+
+
+def _copy_atomically(source: Path, target: Path) -> None:
+    with atomic_path(target) as tmp:
+        shutil.copyfile(source, tmp)
 
 
 def train(config: TrainConfig, command: str = "", resume_dir: str | None = None) -> Path:
@@ -1008,8 +1236,11 @@ def plot_run(run_dir: str | os.PathLike, output: str | os.PathLike | None = None
 
     fig = learning_curve_figure(run_dir, smooth)
     out = Path(output) if output else Path(run_dir) / "learning_curve.png"
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    try:
+        with atomic_path(out) as tmp:  # a failed write leaves no half a PNG
+            fig.savefig(tmp, dpi=110, format="png")
+    finally:
+        plt.close(fig)
     return out
 
 
@@ -1073,15 +1304,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``tt-train``: train, resume (``--resume RUN_DIR``) or plot (``tt-train plot RUN_DIR``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["plot"]:
-        parser = argparse.ArgumentParser(prog="tt-train plot",
+        parser = Parser(prog="tt-train plot",
                                          description="Plot a run's learning curve as a PNG.")
         parser.add_argument("run_dir")
         parser.add_argument("-o", "--output", help="PNG path (default: RUN_DIR/learning_curve.png)")
         args = parser.parse_args(argv[1:])
         try:
             print(plot_run(args.run_dir, args.output))
+        except KeyError as exc:  # a CSV without the columns tt-train writes
+            print(f"tt-train plot: error: {args.run_dir}: a CSV of the run has no column "
+                  f"{one_line(exc)}", file=sys.stderr)
+            return 2
         except (ValueError, OSError) as exc:
-            print(f"tt-train plot: error: {exc}", file=sys.stderr)
+            print(f"tt-train plot: error: {one_line(exc)}", file=sys.stderr)
             return 2
         return 0
     parser = build_parser()
@@ -1090,8 +1325,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.resume:
             saved = Path(args.resume) / "config.toml"
-            if not saved.exists():
-                raise ValueError(f"{args.resume} is not a run directory (no config.toml)")
+            if not saved.is_file():
+                raise ValueError(f"--resume {args.resume}: not a run directory (no "
+                                 "config.toml)")
             base = load_config_file(saved)
             if args.config:
                 base.update(load_config_file(args.config))
@@ -1103,11 +1339,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             config, _ = config_from_args(args, load_config_file(args.config)
                                          if args.config else None)
-        config.make_rules()
-        parse_pool(config.opponents)
+        check_run(config, args.resume)  # everything, before any work or any file
         train(config, command, args.resume)
-    except (ValueError, ModelError, FileNotFoundError) as exc:
-        print(f"tt-train: error: {exc}", file=sys.stderr)
+    except (ValueError, ModelError, OSError) as exc:
+        print(f"tt-train: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("tt-train: interrupted; continue with --resume and the run directory",
