@@ -7,6 +7,7 @@ Scripted hands, one test per rule of RULES.md ("Melds", "Wild cards in melds", "
 
 from collections import Counter
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -380,6 +381,41 @@ def test_bad_arguments():
         min_penalty((0,) * 52, 5, Rules())
     with pytest.raises(ValueError):
         min_penalty((-1,) + (0,) * 52, 5, Rules())
+
+
+def test_bad_arguments_are_refused_before_any_cache():
+    hand = to_counts(parse_cards("3H 4H 5H KS"))
+    assert min_penalty(hand, 3, Rules()) == 10  # warms the caches for wild rank 3
+    for wild in (3.0, True, "3", None, 3.5):
+        with pytest.raises((ValueError, TypeError), match="wild_rank"):
+            min_penalty(hand, wild, Rules())
+    assert min_penalty(hand, np.int64(3), Rules()) == 10  # a numpy integer is an integer
+    with pytest.raises(ValueError, match="joker_penalty"):
+        min_penalty(hand, 3, Rules(), joker_penalty=2.0)
+    for cards in (None, 7, b"\x01\x02\x03", bytearray(b"\x01"), 3.5):
+        with pytest.raises(TypeError, match="cards must be"):
+            solve(cards, 3)
+    with pytest.raises((ValueError, TypeError)):
+        solve([1.5, 2, 3], 3)
+    with pytest.raises(ValueError, match="counts must"):
+        min_penalty(None, 3, Rules())
+
+
+def test_oversized_hands_are_refused_at_once():
+    # The largest hand in play holds 16 cards; the solver refuses more than MAX_HAND_CARDS
+    # (a 40-card one-wild hand used to take a minute and gigabytes).
+    from tt_env.melds import MAX_HAND_CARDS
+
+    deck = make_deck(3, 2)
+    big = deck[:40]
+    for rules in (Rules.preset("one-wild"), Rules(num_decks=3, jokers_per_deck=2)):
+        with pytest.raises(ValueError, match=f"at most {MAX_HAND_CARDS} cards"):
+            solve(big, 5, rules)
+        with pytest.raises(ValueError, match=f"at most {MAX_HAND_CARDS} cards"):
+            min_penalty(to_counts(big), 5, rules)
+        with pytest.raises(ValueError, match=f"at most {MAX_HAND_CARDS} cards"):
+            discard_penalties(to_counts(big), 5, rules)
+    assert solve(deck[:MAX_HAND_CARDS], 5, Rules(num_decks=3)).points >= 0
 
 
 # ---------------------------------------------------------------------------- discard_penalties

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 from .cards import JOKER, NUM_RANKS, NUM_SUITS
 from .melds import _check_counts, min_penalty
+from .melds._cache import BoundedCache
 from .rules import Rules
 
 _SUIT = (1 << NUM_RANKS) - 1  # the 13 bits of one suit
@@ -76,8 +77,7 @@ _ONE_OR_MORE = b"0" + b"1" * 255
 _TWO_OR_MORE = b"00" + b"1" * 254
 _THREE_OR_MORE = b"000" + b"1" * 253
 
-_CACHE: dict[tuple, tuple[Rules, tuple[int, ...]]] = {}
-_CACHE_LIMIT = 200_000
+_CACHE: BoundedCache = BoundedCache(1 << 16)  # (hand, wild rank, id(rules)) -> (rules, kinds)
 
 
 def clear_cache() -> None:
@@ -100,8 +100,6 @@ def go_out_discards(counts, wild_rank: int, rules: Rules) -> tuple[int, ...]:
         return hit[1]
     candidates = _candidates(hand, wild_rank, rules)
     result = _solve_each(hand, candidates, wild_rank, rules) if candidates else ()
-    if len(_CACHE) >= _CACHE_LIMIT:
-        _CACHE.clear()
     _CACHE[key] = (rules, result)
     return result
 

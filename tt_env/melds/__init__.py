@@ -74,7 +74,7 @@ from ._assemble import _assemble, _capped_plan, _free_arrangement, _search_plan
 from ._cache import BoundedCache, clear_all
 from ._config import _Config, _config
 from ._fast import _fast, _hand
-from ._inputs import _check_counts, _counts_of
+from ._inputs import MAX_HAND_CARDS, _check_counts, _check_size, _counts_of
 from ._kernel import kernel_for
 from ._layoff import lay_off
 from ._masks import _NATURAL_KINDS
@@ -83,6 +83,7 @@ from ._search import _search
 from ._types import Arrangement, LayOff, MeldShape
 
 __all__ = [
+    "MAX_HAND_CARDS",
     "Arrangement",
     "clear_cache",
     "LayOff",
@@ -121,6 +122,7 @@ def _cached_min(counts: bytes, cfg: _Config) -> int:
 
 
 def _uncached_min(counts: bytes, cfg: _Config) -> int:
+    _check_size(counts)
     kernel = cfg.kernel
     if kernel is False:
         kernel = cfg.kernel = kernel_for(cfg)
@@ -160,6 +162,8 @@ def discard_penalties(
     counts = _check_counts(counts)
     key = (counts, cfg)
     found = _DISCARD_CACHE.get(key)
+    if found is None:
+        _check_size(counts)
     if found is None and _kernel_of(cfg) is not None:
         values, _ = cfg.kernel.discard_values(counts)
         found = {}
@@ -203,7 +207,7 @@ def draw_penalties(
     only the melded cards worth more than the costliest deadwood card tried as discards.
     """
     cfg = _config(rules, wild_rank, joker_penalty)
-    counts = _check_counts(counts)
+    counts = _check_size(_check_counts(counts))
     if kinds is None:
         kinds = range(NUM_KINDS)
     weights = np.zeros(NUM_KINDS, np.int64)

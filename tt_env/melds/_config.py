@@ -37,10 +37,10 @@ class _Config:
         # With no cap a wild-rank card in its natural place is as good as a wild there.
         self.w_natural = self.cap is not None
         self.wild_kinds = tuple(s * NUM_RANKS + self.wpos for s in range(NUM_SUITS))
-        self.feas_memo: BoundedCache = BoundedCache(1 << 14)
-        self.rest_memo: BoundedCache = BoundedCache(1 << 14)
-        self.leaf_memo: BoundedCache = BoundedCache(1 << 16)
-        self.plan_memo: BoundedCache = BoundedCache(1 << 14)
+        self.feas_memo: BoundedCache = BoundedCache(1 << 12)
+        self.rest_memo: BoundedCache = BoundedCache(1 << 12)
+        self.leaf_memo: BoundedCache = BoundedCache(1 << 14)
+        self.plan_memo: BoundedCache = BoundedCache(1 << 12)
         self.keep_mask = (1 << (_FB * _NATURAL_KINDS)) - 1  # not the joker's field
         if not self.w_natural:
             for k in self.wild_kinds:
@@ -51,7 +51,7 @@ class _Config:
         self.kernel = False  # the compiled kernel serving this configuration: built on first use
         self.tabs = _tables_for(self)
         self.values = _suit_values_for(self, self.tabs)
-        self.priced = [BoundedCache(1 << 12) for _ in range(NUM_RANKS)]
+        self.priced = [BoundedCache(1 << 10) for _ in range(NUM_RANKS)]
 
     def price_options(self, p: int, x: int) -> tuple:
         """The fast path's set options of rank ``p + 1`` for the cards ``x`` of that rank, as
@@ -168,11 +168,32 @@ class _Config:
         return groups
 
 
-_CONFIG_BY_ID: BoundedCache = BoundedCache(512)
-_CONFIG_BY_VALUE: BoundedCache = BoundedCache(512)
+_CONFIG_BY_ID: BoundedCache = BoundedCache(256)
+
+
+def _as_int(value, name: str) -> int:
+    """``value`` as an int when it is a (numpy) integer, not a bool; else ValueError."""
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    return int(value)
+_CONFIG_BY_VALUE: BoundedCache = BoundedCache(256)
 
 
 def _config(rules: Rules, wild_rank: int, joker_penalty: int | None) -> _Config:
+    # Checked before any cache is read: 3.0 == 3 and hashes alike, so a float would find an
+    # int's entry. numpy integers are taken as ints.
+    if wild_rank.__class__ is not int:
+        wild_rank = _as_int(wild_rank, "wild_rank")
+    if not 1 <= wild_rank <= NUM_RANKS:
+        raise ValueError(f"wild_rank must be an integer 1..13, got {wild_rank!r}")
+    if joker_penalty is not None:
+        if joker_penalty.__class__ is not int:
+            joker_penalty = _as_int(joker_penalty, "joker_penalty")
+        if joker_penalty < 0:
+            raise ValueError(f"joker_penalty must be None or an integer >= 0, got "
+                             f"{joker_penalty!r}")
     # Keyed by id() first: hashing a Rules dataclass costs more than a whole small solve.
     # The entry keeps the Rules object alive, so its id cannot be reused while cached.
     entry = _CONFIG_BY_ID.get((id(rules), wild_rank, joker_penalty))
@@ -180,14 +201,6 @@ def _config(rules: Rules, wild_rank: int, joker_penalty: int | None) -> _Config:
         return entry[1]
     if not isinstance(rules, Rules):
         raise TypeError(f"rules must be a Rules instance, got {rules!r}")
-    if isinstance(wild_rank, bool) or not isinstance(wild_rank, int) or not (
-        1 <= wild_rank <= NUM_RANKS
-    ):
-        raise ValueError(f"wild_rank must be an integer 1..13, got {wild_rank!r}")
-    if joker_penalty is not None and (
-        isinstance(joker_penalty, bool) or not isinstance(joker_penalty, int) or joker_penalty < 0
-    ):
-        raise ValueError(f"joker_penalty must be None or an integer >= 0, got {joker_penalty!r}")
     key = (rules, wild_rank, joker_penalty)
     cfg = _CONFIG_BY_VALUE.get(key)
     if cfg is None:

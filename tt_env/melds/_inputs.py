@@ -4,11 +4,28 @@ from __future__ import annotations
 
 from ..cards import NUM_KINDS, Card, parse_card, parse_cards
 
+MAX_HAND_CARDS = 30
+"""The largest hand the solver takes (a hand in play holds at most 16 cards: 15 dealt with
+``extra_rounds=2``, and the card just drawn); beyond it the exact search could take minutes."""
+
+
+def _check_size(counts: bytes) -> bytes:
+    """``counts`` unchanged, or ValueError when it holds more than :data:`MAX_HAND_CARDS`."""
+    total = sum(counts)
+    if total > MAX_HAND_CARDS:
+        raise ValueError(f"the solver takes hands of at most {MAX_HAND_CARDS} cards, got "
+                         f"{total}")
+    return counts
+
 
 def _counts_of(cards) -> bytes:
     """53 counts (as bytes) from a string or an iterable of cards / kinds / card names."""
     if isinstance(cards, str):
         cards = parse_cards(cards)
+    elif cards is None or isinstance(cards, (bytes, bytearray, memoryview)) or not hasattr(
+            cards, "__iter__"):
+        raise TypeError("cards must be a string of card names or an iterable of cards, kinds "
+                        f"or names, got {type(cards).__name__}")
     counts = bytearray(NUM_KINDS)
     try:
         for c in cards:
@@ -19,14 +36,15 @@ def _counts_of(cards) -> bytes:
         if "byte must be" in str(e):
             raise ValueError("a hand may hold at most 255 cards of one kind") from None
         raise
-    return bytes(counts)
+    return _check_size(bytes(counts))
 
 
 def _check_counts(counts) -> bytes:
     """53 counts as bytes (ValueError unless they are 53 integers 0..255)."""
     cls = counts.__class__
     if cls is not tuple and cls is not bytes and cls is not bytearray:
-        if isinstance(counts, (int, str)):
+        if counts is None or isinstance(counts, (int, float, str)) or not hasattr(
+                counts, "__iter__"):
             raise ValueError(f"counts must be a sequence of {NUM_KINDS} integers, got {counts!r}")
         counts = list(counts)
     try:

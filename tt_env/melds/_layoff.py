@@ -10,6 +10,8 @@ from ..rules import Rules
 from ._assemble import _lay_run
 from ._config import _Config, _config
 from ._inputs import _counts_of
+
+MAX_TABLE_MELDS = 64  # 8 players laying down every card of 16 in melds of 3: 40 at most
 from ._masks import (
     _INF,
     _NATURAL_KINDS,
@@ -41,6 +43,8 @@ def lay_off(
     cfg = _config(rules, wild_rank, joker_penalty)
     counts = _counts_of(cards)
     table = list(table)
+    if len(table) > MAX_TABLE_MELDS:
+        raise ValueError(f"lay_off takes at most {MAX_TABLE_MELDS} table melds, got {len(table)}")
     for shape in table:
         if not isinstance(shape, MeldShape) or shape.kind not in ("set", "run", "wild"):
             raise ValueError(f"table melds must be MeldShape instances, got {shape!r}")

@@ -38,7 +38,7 @@ class _Tables:
         self.aces_high = aces_high
         self.capn = capn
         self.wpos = wpos  # position index of natural wild-rank cards, -1 when they are pooled
-        self.runs: BoundedCache = BoundedCache(1 << 17)
+        self.runs: BoundedCache = BoundedCache(1 << 15)
         self.sets = [BoundedCache(1 << 12) for _ in range(NUM_RANKS)]
         self.rank_options = [BoundedCache(1 << 12) for _ in range(NUM_RANKS)]
 
@@ -164,7 +164,7 @@ def _pareto_lo_h(pairs: set[tuple[int, int]]) -> list[tuple[int, int]]:
             if not any(lo2 <= lo and h2 >= h and (lo2, h2) != (lo, h) for lo2, h2 in pairs)]
 
 
-_TABLES: BoundedCache = BoundedCache(64)
+_TABLES: BoundedCache = BoundedCache(32)
 
 
 def _tables_for(cfg) -> _Tables:
@@ -196,8 +196,8 @@ class _SuitValues:
     def __init__(self, tabs: _Tables, pen13: tuple[int, ...]) -> None:
         self.tabs = tabs
         self.pen13 = pen13
-        self.free: BoundedCache = BoundedCache(1 << 17)
-        self.capped: BoundedCache = BoundedCache(1 << 17)
+        self.free: BoundedCache = BoundedCache(1 << 15)
+        self.capped: BoundedCache = BoundedCache(1 << 15)
         self._empty()
 
     def _empty(self) -> None:
@@ -284,7 +284,7 @@ def _budget_tables(kept: list) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(minc), tuple(fits)
 
 
-_SUIT_VALUES: BoundedCache = BoundedCache(64)
+_SUIT_VALUES: BoundedCache = BoundedCache(32)
 
 
 def _suit_values_for(cfg, tabs: _Tables) -> _SuitValues:
