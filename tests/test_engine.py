@@ -264,3 +264,49 @@ def test_no_position_without_a_legal_move_while_the_game_goes_on(data):
         moves = game.legal_moves()
         assert moves, f"no legal move in {game.full_state()}"
         game.apply(pick(rnd, moves))
+
+
+# ---------------------------------------------------------------------------- outcomes
+def test_apply_says_what_happened():
+    """Game.apply returns an Outcome that agrees with the state it leaves, move by move, over
+    random games with every option (the encoder and the rewards read nothing else)."""
+    rnd = random.Random(11)
+    seen = {"rebuilt": 0, "went_out": 0, "false_out": 0, "laid": 0, "ended": 0, "over": 0}
+    for i in range(12):
+        # random options (short rounds), and standard rules, where stocks run out
+        rules = random_rules(rnd) if i % 3 else Rules(num_players=rnd.choice([2, 3]))
+        game = Game(rules, seed=rnd.randrange(1000))
+        while not game.is_over:
+            seat, rounds = game.current, len(game.round_results)
+            hand = game.hand_counts(seat)
+            stock = game.stock_size
+            legal = game.legal_moves()
+            # mostly stock draws, so that stocks run out and get rebuilt
+            move = DRAW_STOCK if DRAW_STOCK in legal and rnd.random() < 0.9 else rnd.choice(legal)
+            outcome = game.apply(move)
+            assert outcome.move == move and outcome.seat == seat
+            ended = len(game.round_results) > rounds
+            assert (outcome.round_result is not None) == ended
+            assert outcome.game_over == game.is_over
+            if ended:
+                assert outcome.round_result is game.round_results[-1]
+                seen["ended"] += 1
+                seen["over"] += outcome.game_over
+                continue
+            assert outcome.stock_size == game.stock_size
+            assert outcome.known == game.known_cards(seat)[outcome.card]
+            if move.kind in (MoveKind.DRAW_STOCK, MoveKind.TAKE_DISCARD):
+                assert game.hand_counts(seat)[outcome.card] == hand[outcome.card] + 1
+                assert outcome.rebuilt == (move.kind == MoveKind.DRAW_STOCK and stock == 0)
+                seen["rebuilt"] += outcome.rebuilt
+                assert outcome.next_seat == seat == game.current
+            else:
+                assert outcome.card == move.card
+                assert outcome.next_seat == game.current and outcome.turns == game.turns
+                assert outcome.went_out == (game.went_out == seat and move.kind == MoveKind.GO_OUT)
+                seen["went_out"] += outcome.went_out
+                seen["false_out"] += outcome.false_out
+                seen["laid"] += outcome.laid
+                if not outcome.laid:
+                    assert game.hand_counts(seat)[move.card] == hand[move.card] - 1
+    assert all(seen.values()), seen

@@ -179,6 +179,32 @@ class RoundResult:
     ended_by: str  # "out", "turn_cap" or "no_cards"
 
 
+class Outcome(NamedTuple):
+    """What one move did: :meth:`Game.apply` returns it, so that nobody has to poll the game
+    to learn it (the environment's encoder updates from it, rewards come from it).
+
+    ``card`` is the card drawn (from the stock: for the drawer's eyes only; taken from the
+    discard pile: public) or discarded. ``known`` is what the seat is then publicly known to
+    hold of that card (:meth:`Game.known_cards`). ``laid`` says that cards went to the table
+    (going out; with redemption, a final turn's lay-downs and lay-offs). ``round_result`` is the
+    round this move ended, scored (the next round is already dealt unless ``game_over``).
+    """
+
+    move: Move
+    seat: int  # who moved
+    card: int  # drawn or discarded
+    known: int  # seat's public count of card after the move
+    stock_size: int  # cards in the stock after the move
+    rebuilt: bool  # the stock was rebuilt from the discard pile for this draw
+    went_out: bool  # a valid go-out
+    false_out: bool  # a go-out announced with deadwood (false_out_penalty)
+    laid: bool  # cards went to the table
+    next_seat: int  # the seat to move next in this round (the mover when the round ended)
+    turns: int  # turns completed in the round after the move
+    round_result: RoundResult | None
+    game_over: bool
+
+
 @dataclass
 class _Round:
     """Mutable state of the round in play (internal)."""
@@ -410,8 +436,9 @@ class Game:
                     "this turn (rule option discard_drawn_upcard)")
         return f"{who} cannot go out discarding {card}: the other cards do not all meld"
 
-    def apply(self, move: Move | str) -> None:
-        """Play ``move`` (a :class:`Move` or its words, ``"discard 7H"``) for the seat to move.
+    def apply(self, move: Move | str) -> Outcome:
+        """Play ``move`` (a :class:`Move` or its words, ``"discard 7H"``) for the seat to move
+        and say what happened (:class:`Outcome`).
 
         The move is checked completely before anything changes: a malformed or illegal move
         raises :class:`IllegalMoveError` naming it and leaves the game as it was.
@@ -423,19 +450,24 @@ class Game:
         seat = self.current
         kind = move.kind
         if kind == MoveKind.DRAW_STOCK:
-            if not r.stock:
+            rebuilt = not r.stock
+            if rebuilt:
                 self._rebuild_stock()
-            r.hands[seat][r.stock.pop()] += 1
+            card = r.stock.pop()
+            r.hands[seat][card] += 1
             r.drawn_upcard = -1
             self.phase = Phase.DISCARD
-        elif kind == MoveKind.TAKE_DISCARD:
+            return Outcome(move, seat, card, r.taken[seat][card], len(r.stock), rebuilt, False,
+                           False, False, seat, r.turns, None, False)
+        if kind == MoveKind.TAKE_DISCARD:
             card = r.discard_pile.pop()
             r.hands[seat][card] += 1
             r.taken[seat][card] += 1
             r.drawn_upcard = card
             self.phase = Phase.DISCARD
-        else:
-            self._discard(seat, move)
+            return Outcome(move, seat, card, r.taken[seat][card], len(r.stock), False, False,
+                           False, False, seat, r.turns, None, False)
+        return self._discard(seat, move)
 
     def _rebuild_stock(self) -> None:
         # Decided here (RULES.md): the discard pile except its top card is shuffled into a new
@@ -446,7 +478,7 @@ class Game:
         r.stock = [r.discard_pile[i] for i in order]
         r.discard_pile = [top]
 
-    def _discard(self, seat: int, move: Move) -> None:
+    def _discard(self, seat: int, move: Move) -> Outcome:
         r, rules = self._round, self.rules
         card = move.card
         going_out = move.kind == MoveKind.GO_OUT
@@ -463,32 +495,43 @@ class Game:
             # RULES.md, false_out_penalty: the discard stands, the player is not out.
             r.false_outs[seat] += rules.false_out_penalty
         final_turn = r.went_out is not None
-        if going_out and valid_out and not final_turn:
+        went_out = going_out and valid_out and not final_turn
+        laid = False
+        known = r.taken[seat][card]
+        if went_out:
             r.went_out = seat
             arrangement = self._lay_down(seat)
             r.scored[seat] = (0, arrangement)
+            laid = True
         elif final_turn and rules.redemption:
+            size = sum(r.hands[seat])
             r.scored[seat] = self._redeem(seat)
+            laid = sum(r.hands[seat]) != size
+        turns = r.turns
         nxt = (seat + 1) % self.num_players
+        result = None
         if r.went_out is not None:
             if nxt == r.went_out:  # everyone else has had a final turn
-                self._end_round("out")
-                return
+                result = self._end_round("out")
         elif r.turns >= rules.turn_cap:
             # Decided here (RULES.md): the turn cap ends the round; nobody went out.
-            self._end_round("turn_cap")
-            return
-        self.current = nxt
-        self.phase = Phase.DRAW
-        self._end_round_if_nothing_to_draw()
+            result = self._end_round("turn_cap")
+        if result is None:
+            self.current = nxt
+            self.phase = Phase.DRAW
+            result = self._end_round_if_nothing_to_draw()
+        return Outcome(move, seat, card, known, len(r.stock), False, went_out,
+                       going_out and not valid_out, laid, nxt if result is None else seat,
+                       turns, result, self.phase == Phase.GAME_OVER)
 
-    def _end_round_if_nothing_to_draw(self) -> None:
+    def _end_round_if_nothing_to_draw(self) -> RoundResult | None:
         # Decided here (RULES.md): when neither the stock nor the discard pile can be drawn from,
         # the round ends and is scored. After a discard the pile always has a card, so only an
         # arranged deal gets here; the check stays at the start of every turn all the same.
         r = self._round
         if not r.stock and not r.discard_pile:
-            self._end_round("no_cards")
+            return self._end_round("no_cards")
+        return None
 
     def _forget(self, seat: int, card: int) -> None:
         # A card of this kind left the seat's hand, in public (a discard, a lay-down): one known
@@ -540,7 +583,7 @@ class Game:
         self._move_to_table(seat, arrangement.melds, arrangement.shapes)
         return arrangement.points, arrangement
 
-    def _end_round(self, ended_by: str) -> None:
+    def _end_round(self, ended_by: str) -> RoundResult:
         r, rules, n = self._round, self.rules, self.num_players
         multiplier = rules.score_multiplier(self.wild_rank)
         deadwood, arrangements = [], []
@@ -557,12 +600,13 @@ class Game:
         penalties = tuple(multiplier * (d + f) for d, f in zip(deadwood, r.false_outs))
         for seat in range(n):
             self.scores[seat] += penalties[seat]
-        self.round_results.append(RoundResult(
+        result = RoundResult(
             round_index=self.round_index, cards_dealt=self.cards_dealt,
             wild_rank=self.wild_rank, went_out=r.went_out, penalties=penalties,
             deadwood_points=tuple(deadwood), false_outs=tuple(r.false_outs),
             arrangements=tuple(arrangements), ended_by=ended_by,
-        ))
+        )
+        self.round_results.append(result)
         self._ended = (r, self.round_index, self.current)  # before the next deal replaces r
         if self.round_index + 1 < rules.num_rounds:
             self.round_index += 1
@@ -570,6 +614,7 @@ class Game:
         else:
             self.phase = Phase.GAME_OVER
             self._legal_cache = None
+        return result
 
     def ended_round(self) -> Game:
         """The game as it stood right after the last move of the round that ended last.
@@ -828,6 +873,7 @@ def _cards_of(counts) -> list[Card]:
 
 __all__ = [
     "DISCARD", "DRAW_STOCK", "GO_OUT", "TAKE_DISCARD", "Game", "IllegalMoveError", "Move",
-    "MoveKind", "Phase", "PlayerView", "RecordError", "RoundResult", "TableMeld", "JOKER",
+    "MoveKind", "Outcome", "Phase", "PlayerView", "RecordError", "RoundResult", "TableMeld",
+    "JOKER",
     "check_seed",
 ]

@@ -31,10 +31,10 @@ from typing import Any
 import numpy as np
 
 from .actions import (
-    ACTION_TO_MOVE, DRAW_STOCK_ACTION, KIND_OFFSET, NUM_ACTIONS, TAKE_DISCARD_ACTION,
+    KIND_OFFSET, NUM_ACTIONS,
 )
 from .cards import ALL_CARDS, JOKER, NUM_KINDS, NUM_RANKS, RANK_NAMES, Card
-from .engine import Game, Phase, PlayerView
+from .engine import Game, MoveKind, Outcome, PlayerView
 from .rules import JOKER_PENALTY, Rules
 
 SCORE_SCALE = 100.0  # scores are given in hundreds of points
@@ -316,9 +316,10 @@ def action_mask(source: PlayerView | Game, seat: int | None = None) -> np.ndarra
 class IncrementalEncoder:
     """The state vector of a live :class:`Game`, kept up to date move by move.
 
-    :meth:`sync` rebuilds it from the game; :meth:`play` applies one action to the game and
-    updates only the values that the move changed (a few scalar writes), falling back to
-    :meth:`sync` for the rare moves that change much (going out, lay-downs, a rebuilt stock).
+    :meth:`sync` rebuilds it from the game; :meth:`update` writes only the values a move changed
+    (a few scalar writes), from the :class:`~tt_env.engine.Outcome` that :meth:`Game.apply`
+    returned: the encoder never calls the engine. Moves that change much (going out, lay-downs,
+    the end of a round) are followed by :meth:`sync` or :meth:`finish` instead.
     :meth:`observation` cuts a seat's observation out of it with one precomputed gather, so it
     costs the same for 2 or 8 players. The vector is the state layout without the stock pieces;
     :meth:`state` appends them.
@@ -411,36 +412,33 @@ class IncrementalEncoder:
         self.v[slay.slices["to_move"]] = 0
 
     # -------------------------------------------------------------- one move
-    def play(self, game: Game, action: int) -> bool:
-        """Apply a legal ``action`` to ``game`` and update the vector.
-
-        Returns True when the move ended the round (the engine has then scored it and dealt the
-        next round or ended the game; the vector is left as it was before that move: call
-        :meth:`sync`, or :meth:`finish` with :meth:`Game.ended_round`).
-        """
-        move = ACTION_TO_MOVE[action]
-        seat = game.current
+    def update(self, outcome: Outcome) -> None:
+        """Update the vector after one move from what the engine says happened
+        (:class:`~tt_env.engine.Outcome`): a draw, or a discard that neither ended the round
+        nor put cards on the table (for those, :meth:`sync` or :meth:`finish`). A few scalar
+        writes; the engine is never called."""
+        kind = outcome.move.kind
+        seat = outcome.seat
+        card = outcome.card
+        row = seat * NUM_KINDS + card
         m = self._mv  # a memoryview of self.v: scalar access at half NumPy's cost
-        if action == DRAW_STOCK_ACTION:
-            if not game.stock_size:  # the engine rebuilds the stock from the discard pile
-                game.apply(move)
-                self.sync(game)
-                return False
-            card = game.stock_cards()[-1]
-            game.apply(move)
-            m[self._hands + seat * NUM_KINDS + card] += 1.0
+        if kind == MoveKind.DRAW_STOCK:
+            pile = self.pile
+            if outcome.rebuilt and pile:  # all but the top discard went into the stock
+                for c in pile[:-1]:
+                    m[self._below + c] = 0.0
+                del pile[:-1]
+            m[self._hands + row] += 1.0
             m[self._hand_size + seat] += 1.0
-            m[self._stock] = game.stock_size * self._inv_total
+            m[self._stock] = outcome.stock_size * self._inv_total
             m[self._phase] = 0.0
             m[self._phase + 1] = 1.0
-            return False
-        if action == TAKE_DISCARD_ACTION:
-            game.apply(move)
+            return
+        if kind == MoveKind.TAKE_DISCARD:
             pile = self.pile
-            card = pile.pop()
-            row = seat * NUM_KINDS + card
+            pile.pop()
             m[self._hands + row] += 1.0
-            m[self._known + row] += 1.0
+            m[self._known + row] = outcome.known
             self._drawn_at = self._drawn + row
             m[self._drawn_at] = 1.0
             m[self._top + card] = 0.0
@@ -451,21 +449,10 @@ class IncrementalEncoder:
             m[self._hand_size + seat] += 1.0
             m[self._phase] = 0.0
             m[self._phase + 1] = 1.0
-            return False
-        # a discard, or going out and discarding
-        round_index = game.round_index
-        went_out = game.went_out
-        game.apply(move)
-        if game.round_index != round_index or game.phase == Phase.GAME_OVER:
-            return True
-        if game.went_out != went_out or (self._redemption and went_out is not None):
-            self.sync(game)  # melds went to the table
-            return False
-        card = move.card
-        row = seat * NUM_KINDS + card
+            return
+        # a discard, or going out and discarding, that left the round going on
         m[self._hands + row] -= 1.0
-        if m[self._known + row]:  # one known copy fewer: public events only (Game.known_cards)
-            m[self._known + row] -= 1.0
+        m[self._known + row] = outcome.known
         if self._drawn_at >= 0:
             m[self._drawn_at] = 0.0
             self._drawn_at = -1
@@ -480,9 +467,8 @@ class IncrementalEncoder:
         m[self._phase] = 1.0
         m[self._phase + 1] = 0.0
         m[self._to_move + seat] = 0.0
-        m[self._to_move + game.current] = 1.0
-        m[self._turns] = max(0, self._cap - game.turns) / self._cap
-        return False
+        m[self._to_move + outcome.next_seat] = 1.0
+        m[self._turns] = max(0, self._cap - outcome.turns) / self._cap
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()

@@ -434,10 +434,17 @@ class raw_env(AECEnv):
             self._rewards_dirty = False
         game = self.game
         self._legal = None
-        if self._encoder.play(game, action):
-            self._end_round()
+        # The engine changes the state and says what happened; the encoder and the rewards
+        # read that outcome.
+        outcome = game.apply(ACTION_TO_MOVE[action])
+        if outcome.round_result is not None:
+            self._end_round(outcome.round_result)
         else:
-            self.agent_selection = self.possible_agents[game.current]
+            if outcome.laid:  # melds went to the table: rebuild the vector from the game
+                self._encoder.sync(game)
+            else:
+                self._encoder.update(outcome)
+            self.agent_selection = self.possible_agents[outcome.next_seat]
         if self.render_mode == "human":
             self.render()
 
@@ -483,9 +490,8 @@ class raw_env(AECEnv):
         self._mask = np.frombuffer(legal, np.int8)
         return legal
 
-    def _end_round(self) -> None:
+    def _end_round(self, result) -> None:
         game = self.game
-        result = game.round_results[-1]
         self._last_result = result
         penalties = result.penalties
         n = len(penalties)
