@@ -57,8 +57,10 @@ def _cold_caches() -> None:
 def bench_tt(players: int, steps: int, seed: int) -> dict[str, float]:
     """``raw_env`` and ``env()`` of three_thirteen_v0, each from cold result caches."""
     results = {}
-    for label, make in (("three_thirteen_v0 raw_env", three_thirteen_v0.raw_env),
-                        ("three_thirteen_v0 env()", three_thirteen_v0.env)):
+    for label, make in (
+        ("three_thirteen_v0 raw_env", three_thirteen_v0.raw_env),
+        ("three_thirteen_v0 env()", three_thirteen_v0.env),
+    ):
         _cold_caches()
         results[label] = play_aec(make(num_players=players), steps, seed)
     return results
@@ -84,6 +86,7 @@ def solver_split(players: int, steps: int, seed: int) -> str:
             finally:
                 tally[0] += time.perf_counter() - start
                 tally[1] += 1
+
         return wrapper
 
     engine.go_out_discards = timed(real_check, spent["check"])
@@ -96,11 +99,13 @@ def solver_split(players: int, steps: int, seed: int) -> str:
         engine.go_out_discards, going_out.min_penalty = real_check, real_solver
     (check, checks), (solver, solves) = spent["check"], spent["solver"]
     rest = 1e6 * (total - check) / steps
-    return (f"raw_env {rate:,.0f} agent-steps/s; go-out check {check:.2f} s of {total:.2f} s = "
-            f"{100 * check / total:.0f}% ({checks} calls, {1e6 * check / max(1, checks):.0f} "
-            f"us/call), of which the solver {solver:.2f} s ({solves} calls, "
-            f"{1e6 * solver / max(1, solves):.0f} us/call); everything else {rest:.1f} "
-            "us/agent-step")
+    return (
+        f"raw_env {rate:,.0f} agent-steps/s; go-out check {check:.2f} s of {total:.2f} s = "
+        f"{100 * check / total:.0f}% ({checks} calls, {1e6 * check / max(1, checks):.0f} "
+        f"us/call), of which the solver {solver:.2f} s ({solves} calls, "
+        f"{1e6 * solver / max(1, solves):.0f} us/call); everything else {rest:.1f} "
+        "us/agent-step"
+    )
 
 
 # ------------------------------------------------------------------------------------- PEERS
@@ -164,10 +169,16 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=2, help="number of players")
     parser.add_argument("--steps", type=int, default=50_000, help="agent-steps per environment")
     parser.add_argument("--seed", type=int, default=0, help="seed of the games and the play")
-    parser.add_argument("--profile", action="store_true",
-                        help="profile the raw_env loop with cProfile instead of timing")
-    parser.add_argument("--split", action="store_true",
-                        help="time the go-out check's share of the raw_env loop instead")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="profile the raw_env loop with cProfile instead of timing",
+    )
+    parser.add_argument(
+        "--split",
+        action="store_true",
+        help="time the go-out check's share of the raw_env loop instead",
+    )
     args = parser.parse_args()
 
     if args.split:
@@ -184,8 +195,10 @@ def main() -> None:
     results = bench_tt(args.players, args.steps, args.seed)
     for peer in PEERS:
         results.update(peer(args.steps, args.seed))
-    print(f"{args.players} players, {args.steps} agent-steps each, random legal play, "
-          "observation and mask every step")
+    print(
+        f"{args.players} players, {args.steps} agent-steps each, random legal play, "
+        "observation and mask every step"
+    )
     for label, rate in results.items():
         print(f"  {label:<32} {rate:>10,.0f} agent-steps/s")
     peers = [k for k in results if not k.startswith("three_thirteen_v0")]

@@ -43,8 +43,7 @@ RULE_SETS: tuple[Rules, ...] = (
     Rules(num_players=2, aces_high=True, court_values=True, max_turns_per_round=40),
     Rules(num_players=2, extra_rounds=2, all_wild_melds=True, max_turns_per_round=40),
     Rules(num_players=3, redemption=True, double_court_rounds=True, max_turns_per_round=45),
-    Rules(num_players=2, false_out_penalty=20, discard_drawn_upcard=True,
-          max_turns_per_round=40),
+    Rules(num_players=2, false_out_penalty=20, discard_drawn_upcard=True, max_turns_per_round=40),
     Rules(num_players=2, there_and_back=True, max_wilds_per_meld=2, max_turns_per_round=30),
     Rules(num_players=5, num_decks=3, unused_wild_penalty=15, max_turns_per_round=50),
     Rules(num_players=8, max_turns_per_round=64),
@@ -72,8 +71,10 @@ def peak_mb() -> float:
 def play(rules: Rules, seats: list[str], seed: int, rnd: random.Random) -> Game:
     """One whole game through the AEC environment; returns the engine's game."""
     n = rules.num_players
-    agents = [None if spec == "moves" else make_agent(spec, n, rules, seed + s)
-              for s, spec in enumerate(seats)]
+    agents = [
+        None if spec == "moves" else make_agent(spec, n, rules, seed + s)
+        for s, spec in enumerate(seats)
+    ]
     env = three_thirteen_v0.raw_env(rules=rules)
     env.reset(seed=seed)
     game = env.game
@@ -103,10 +104,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=10_000, help="games to play (10,000)")
     parser.add_argument("--every", type=int, default=1_000, help="games between lines (1,000)")
-    parser.add_argument("--warmup", type=int, default=None,
-                        help="games before the growth is measured (default: a fifth)")
-    parser.add_argument("--check-every", type=int, default=100,
-                        help="replay every N-th game's record (0: never; default 100)")
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=None,
+        help="games before the growth is measured (default: a fifth)",
+    )
+    parser.add_argument(
+        "--check-every",
+        type=int,
+        default=100,
+        help="replay every N-th game's record (0: never; default 100)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.games < 1 or args.every < 1:
@@ -114,10 +123,15 @@ def main(argv: list[str] | None = None) -> int:
     warmup = args.warmup if args.warmup is not None else args.games // 5
 
     rnd = random.Random(args.seed)
-    print(f"soak: {args.games:,} games, {len(RULE_SETS)} rule sets, seats from "
-          f"{', '.join(SEATS)}; RSS every {args.every:,} games", flush=True)
-    print(f"{'games':>8} {'seconds':>8} {'games/s':>8} {'RSS MB':>8} {'+MB':>7} {'peak MB':>8}",
-          flush=True)
+    print(
+        f"soak: {args.games:,} games, {len(RULE_SETS)} rule sets, seats from "
+        f"{', '.join(SEATS)}; RSS every {args.every:,} games",
+        flush=True,
+    )
+    print(
+        f"{'games':>8} {'seconds':>8} {'games/s':>8} {'RSS MB':>8} {'+MB':>7} {'peak MB':>8}",
+        flush=True,
+    )
     start = time.perf_counter()
     last_rss = start_rss = rss_mb()
     marks: list[tuple[int, float]] = [(0, start_rss)]
@@ -136,17 +150,26 @@ def main(argv: list[str] | None = None) -> int:
             gc.collect()
             now = rss_mb()
             elapsed = time.perf_counter() - start
-            print(f"{i:>8,} {elapsed:>8.0f} {i / elapsed:>8.1f} {now:>8.1f} "
-                  f"{now - last_rss:>+7.1f} {peak_mb():>8.1f}", flush=True)
+            print(
+                f"{i:>8,} {elapsed:>8.0f} {i / elapsed:>8.1f} {now:>8.1f} "
+                f"{now - last_rss:>+7.1f} {peak_mb():>8.1f}",
+                flush=True,
+            )
             last_rss = now
             marks.append((i, now))
     after = [(g, r) for g, r in marks if g >= warmup and g > 0]
-    print(f"start {start_rss:.1f} MB, end {marks[-1][1]:.1f} MB, peak {peak_mb():.1f} MB; "
-          f"{replayed} records replayed", flush=True)
+    print(
+        f"start {start_rss:.1f} MB, end {marks[-1][1]:.1f} MB, peak {peak_mb():.1f} MB; "
+        f"{replayed} records replayed",
+        flush=True,
+    )
     if len(after) >= 2:
         (g0, r0), (g1, r1) = after[0], after[-1]
-        print(f"after the warm-up ({g0:,} -> {g1:,} games): {r1 - r0:+.1f} MB, "
-              f"{1000 * (r1 - r0) / (g1 - g0):+.2f} MB per 1,000 games", flush=True)
+        print(
+            f"after the warm-up ({g0:,} -> {g1:,} games): {r1 - r0:+.1f} MB, "
+            f"{1000 * (r1 - r0) / (g1 - g0):+.2f} MB per 1,000 games",
+            flush=True,
+        )
     return 0
 
 

@@ -83,37 +83,51 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the timed hands")
     parser.add_argument("--size", type=int, default=14, help="cards per hand")
     parser.add_argument("--wild-rank", type=int, default=13, help="wild rank of the round")
-    parser.add_argument("--warmup", type=int, default=30000,
-                        help="hands of another seed solved first to fill the per-rule tables")
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=30000,
+        help="hands of another seed solved first to fill the per-rule tables",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="timed passes per figure")
-    parser.add_argument("--cold", action="store_true",
-                        help="also time min_penalty before any warm-up (tables still empty)")
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="also time min_penalty before any warm-up (tables still empty)",
+    )
     args = parser.parse_args()
     w = args.wild_rank
-    print(f"{args.hands} random {args.size}-card hands per figure (seed {args.seed}), wild rank "
-          f"{w}; result caches cleared before every pass; calls per second, one process")
+    print(
+        f"{args.hands} random {args.size}-card hands per figure (seed {args.seed}), wild rank "
+        f"{w}; result caches cleared before every pass; calls per second, one process"
+    )
     print(f"{'':34}{'first pass':>12}{f'best of {args.repeat}':>12}")
     for name, rules in CONFIGS.items():
         hands = random_hands(rules, args.hands, args.size, args.seed)
         counts = [to_counts(h) for h in hands]
         print(f"{name}:")
         if args.cold:
-            cold = one_pass(lambda c: melds.min_penalty(c, w, rules), counts)
+            cold = one_pass(lambda c, rules=rules: melds.min_penalty(c, w, rules), counts)
             print(f"  {'min_penalty, empty tables':32}{cold:>12,.0f}")
         for h in random_hands(rules, args.warmup, args.size, args.seed + 1000):
             melds.min_penalty(to_counts(h), w, rules)
         before = table_entries(rules, w)
-        figures = [("solve", lambda h: melds.solve(h, w, rules), hands),
-                   ("min_penalty", lambda c: melds.min_penalty(c, w, rules), counts)]
+        figures = [
+            ("solve", lambda h, rules=rules: melds.solve(h, w, rules), hands),
+            ("min_penalty", lambda c, rules=rules: melds.min_penalty(c, w, rules), counts),
+        ]
         if name == "default rules":
-            figures.append((f"discard_penalties ({args.size} cards)",
-                            lambda c: melds.discard_penalties(c, w, rules),
-                            counts[: max(1, args.hands // 4)]))
+            figures.append(
+                (
+                    f"discard_penalties ({args.size} cards)",
+                    lambda c, rules=rules: melds.discard_penalties(c, w, rules),
+                    counts[: max(1, args.hands // 4)],
+                )
+            )
         for label, fn, items in figures:
             rates = [one_pass(fn, items) for _ in range(args.repeat)]
             print(f"  {label:32}{rates[0]:>12,.0f}{max(rates):>12,.0f}")
-        print(f"  ({table_entries(rules, w) - before} table entries were added by the timed "
-              "hands)")
+        print(f"  ({table_entries(rules, w) - before} table entries were added by the timed hands)")
         if name == "default rules":
             # As the engine asks after a draw: which discards let the player go out (once a
             # turn; the engine keeps the answer for the move played); the caches stay on.
@@ -124,8 +138,10 @@ def main() -> None:
             for c in stream:
                 going_out.go_out_discards(c, w, rules)
             rate = len(stream) / (time.perf_counter() - start)
-            print(f"  {'game-like turns, caches on':32}{rate:>12,.0f}   turns/s: one player's "
-                  "successive hands, go_out_discards once a turn")
+            print(
+                f"  {'game-like turns, caches on':32}{rate:>12,.0f}   turns/s: one player's "
+                "successive hands, go_out_discards once a turn"
+            )
 
 
 if __name__ == "__main__":

@@ -75,15 +75,29 @@ def main() -> None:
     parser.add_argument("--opponents", default="counting=1")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    config = TrainConfig(n_envs=args.n_envs, vec_env=args.vec_env, opponents=args.opponents,
-                         n_steps=args.n_steps, batch_size=512, n_epochs=4)
+    config = TrainConfig(
+        n_envs=args.n_envs,
+        vec_env=args.vec_env,
+        opponents=args.opponents,
+        n_steps=args.n_steps,
+        batch_size=512,
+        n_epochs=4,
+    )
     rules = config.make_rules()
     features = CardFeatures(rules, lookahead=config.lookahead)
-    kwargs = dict(policy_kwargs={"net_kwargs": net_kwargs_for(config, features)},
-                  n_steps=config.n_steps, batch_size=config.batch_size,
-                  n_epochs=config.n_epochs, verbose=0, seed=0, device="cpu")
-    print(f"MaskablePPO, CardNet, {args.n_envs} env(s) ({args.vec_env}), n_steps "
-          f"{args.n_steps}, batch 512, 4 epochs, torch threads 1; {_kernel.status()}")
+    kwargs = dict(
+        policy_kwargs={"net_kwargs": net_kwargs_for(config, features)},
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.n_epochs,
+        verbose=0,
+        seed=0,
+        device="cpu",
+    )
+    print(
+        f"MaskablePPO, CardNet, {args.n_envs} env(s) ({args.vec_env}), n_steps "
+        f"{args.n_steps}, batch 512, 4 epochs, torch threads 1; {_kernel.status()}"
+    )
     real_env = make_vec_env(config, seed=0, league_dir=None)
     real = rate(MaskablePPO(CardPolicy, real_env, **kwargs), args.steps)
     real_env.close()

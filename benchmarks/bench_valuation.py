@@ -92,9 +92,10 @@ def main() -> None:
     draws = [p for p in positions if p[1][0] or p[1][1]]
     discards = [p for p in positions if not (p[1][0] or p[1][1])]
     for name, agent in (("counting", counting), ("greedy", greedy)):
-        rows.append((f"{name} decision", per_second(lambda p: agent.act(*p), positions)))
-        rows.append((f"  {name}, draw phase", per_second(lambda p: agent.act(*p), draws)))
-        rows.append((f"  {name}, discard phase", per_second(lambda p: agent.act(*p), discards)))
+        act = agent.act
+        rows.append((f"{name} decision", per_second(lambda p, act=act: act(*p), positions)))
+        rows.append((f"  {name}, draw phase", per_second(lambda p, act=act: act(*p), draws)))
+        rows.append((f"  {name}, discard phase", per_second(lambda p, act=act: act(*p), discards)))
     print(f"{'':38}{'per second':>12}{'/ raw_env':>11}")
     for label, rate in rows:
         print(f"{label:38}{rate:>12,.0f}{rate / env_rate:>11.3f}")

@@ -53,8 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     if show_only:
         print(block)
         return 0
-    README.write_text(replace_block(README.read_text(encoding="utf-8"), block),
-                      encoding="utf-8")
+    README.write_text(replace_block(README.read_text(encoding="utf-8"), block), encoding="utf-8")
     print(f"{README}: leaderboard updated")
     return 0
 

@@ -13,7 +13,7 @@ Slow on purpose: up to 2^n meld checks for an n-card hand.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import product
 
 from tt_env.cards import JOKER, NUM_RANKS, NUM_SUITS, Card, parse_cards
@@ -162,7 +162,7 @@ def _points_sorted(
 
     visit([], 0)
 
-    @lru_cache(maxsize=None)
+    @cache
     def best(free: int) -> int:
         if free == 0:
             return 0
@@ -227,7 +227,8 @@ def extension_ok(shape, added: Sequence[Card], wild_rank: int, rules: Rules) -> 
     if shape.kind == "set":
         wilds = set_wilds(added, shape.rank, wild_rank)
         return wilds is not None and count_ok(
-            naturals + len(added) - wilds, shape.wilds + wilds, rules)
+            naturals + len(added) - wilds, shape.wilds + wilds, rules
+        )
     if shape.kind == "run":
         k = len(added)
         for low in range(max(1, shape.low - k), shape.low + 1):
@@ -250,7 +251,8 @@ def grown_shape_ok(before, after, added: Sequence[Card], wild_rank: int, rules: 
     places, its wilds counted right; a meld of wild cards only may become anything."""
     added = as_cards(added)
     if after.size != before.size + len(added) or not count_ok(
-            after.size - after.wilds, after.wilds, rules):
+        after.size - after.wilds, after.wilds, rules
+    ):
         return False
     if before.kind == "wild":
         return True
@@ -258,8 +260,12 @@ def grown_shape_ok(before, after, added: Sequence[Card], wild_rank: int, rules: 
         return False
     if before.kind == "set":
         return after.wilds - before.wilds == set_wilds(added, before.rank, wild_rank)
-    if not (after.low <= before.low and after.high >= before.high
-            and after.high - after.low + 1 == after.size and after.high <= top_place(rules)):
+    if not (
+        after.low <= before.low
+        and after.high >= before.high
+        and after.high - after.low + 1 == after.size
+        and after.high <= top_place(rules)
+    ):
         return False
     places = [p for p in range(after.low, after.high + 1) if not before.low <= p <= before.high]
     return after.wilds - before.wilds in run_wilds(added, before.suit, places, wild_rank, rules)

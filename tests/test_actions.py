@@ -23,8 +23,13 @@ from tt_env.engine import DISCARD, DRAW_STOCK, GO_OUT, TAKE_DISCARD, MoveKind
 
 
 def test_layout_matches_the_issue():
-    assert (DRAW_STOCK_ACTION, TAKE_DISCARD_ACTION, DISCARD_ACTION_BASE, GO_OUT_ACTION_BASE,
-            NUM_ACTIONS) == (0, 1, 2, 55, 108)
+    assert (
+        DRAW_STOCK_ACTION,
+        TAKE_DISCARD_ACTION,
+        DISCARD_ACTION_BASE,
+        GO_OUT_ACTION_BASE,
+        NUM_ACTIONS,
+    ) == (0, 1, 2, 55, 108)
     assert action_to_move(0) == DRAW_STOCK and action_to_move(1) == TAKE_DISCARD
     assert action_to_move(2 + JOKER) == DISCARD[JOKER]
     assert action_to_move(107) == GO_OUT[JOKER]
@@ -37,15 +42,22 @@ def test_every_action_round_trips():
         assert parse_action(describe(action, pretty=True)) == action
         assert parse_action(str(action)) == action
         if move.kind in (MoveKind.DISCARD, MoveKind.GO_OUT):
-            kind = action - (DISCARD_ACTION_BASE if move.kind == MoveKind.DISCARD
-                             else GO_OUT_ACTION_BASE)
+            kind = action - (
+                DISCARD_ACTION_BASE if move.kind == MoveKind.DISCARD else GO_OUT_ACTION_BASE
+            )
             assert move.card == kind
 
 
-@pytest.mark.parametrize("action, words", [
-    (0, "draw stock"), (1, "take discard"), (2 + 32, "discard 7H"),
-    (55 + int(parse_card("KD")), "go out, discard KD"), (54, "discard JK"),
-])
+@pytest.mark.parametrize(
+    "action, words",
+    [
+        (0, "draw stock"),
+        (1, "take discard"),
+        (2 + 32, "discard 7H"),
+        (55 + int(parse_card("KD")), "go out, discard KD"),
+        (54, "discard JK"),
+    ],
+)
 def test_describe(action, words):
     assert describe(action) == words
     assert parse_action(words) == action

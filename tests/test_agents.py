@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import tt_env.agents as agents_package
 from tt_env import three_thirteen_v0
 from tt_env.actions import (
     DRAW_STOCK_ACTION,
@@ -18,6 +19,7 @@ from tt_env.actions import (
     go_out_action,
 )
 from tt_env.agents import (
+    _MODEL_LOADERS,
     BUILTIN_AGENTS,
     CountingAgent,
     GreedyAgent,
@@ -25,9 +27,8 @@ from tt_env.agents import (
     make_agent,
     register_model_loader,
     spec_label,
+    split_specs,
 )
-import tt_env.agents as agents_package
-from tt_env.agents import _MODEL_LOADERS
 from tt_env.cards import parse_card
 from tt_env.engine import Game
 from tt_env.rules import Rules
@@ -88,7 +89,8 @@ def test_every_agent_plays_only_legal_actions(case):
     rnd = random.Random(case)
     n = (2, 2, 3, 4, 2, 3, 2, 5, 2, 8, 3, 2)[case]
     rules = variant_rules(rnd, n)
-    names = list(BUILTIN_AGENTS)
+    # every built-in agent (the search agent with few deals, to keep the test quick)
+    names = [name if name != "search" else "search(samples=4)" for name in BUILTIN_AGENTS]
     agents = [make_agent(names[(case + s) % len(names)], n, rules, seed=s) for s in range(n)]
     game = play(rules, agents, seed=100 + case)
     assert len(game.round_results) == rules.num_rounds
@@ -142,22 +144,25 @@ def test_greedy_takes_the_discard_only_when_it_lowers_the_penalty():
 
 
 def test_greedy_goes_out_when_it_can():
-    env = arranged_env(["5H 6H 7H KS", "2C 9D JD 4D"], stock="2S 8H", pile="2D",
-                       round_index=1)  # 4 cards, fours wild; the stock's top is 8H
+    env = arranged_env(
+        ["5H 6H 7H KS", "2C 9D JD 4D"], stock="2S 8H", pile="2D", round_index=1
+    )  # 4 cards, fours wild; the stock's top is 8H
     env.step(DRAW_STOCK_ACTION)
     assert act(GreedyAgent(), env) == go_out_action(parse_card("KS"))  # 5-6-7-8H
 
 
 def test_greedy_discards_the_card_that_leaves_least():
-    env = arranged_env(["5H 6H 9C KS", "2C 9D JD 4D"], stock="2S 2C", pile="2D",
-                       round_index=1)  # 4 cards, fours wild; draws 2C
+    env = arranged_env(
+        ["5H 6H 9C KS", "2C 9D JD 4D"], stock="2S 2C", pile="2D", round_index=1
+    )  # 4 cards, fours wild; draws 2C
     env.step(DRAW_STOCK_ACTION)
     assert act(GreedyAgent(), env) == discard_action(parse_card("KS"))
 
 
 def test_counting_goes_out_with_a_wild():
-    env = arranged_env(["5H 6H 7H KS", "2C 9D JD 4D"], stock="2S 4C", pile="2D",
-                       round_index=1)  # draws the wild 4C: 5H 6H 7H 4C melds
+    env = arranged_env(
+        ["5H 6H 7H KS", "2C 9D JD 4D"], stock="2S 4C", pile="2D", round_index=1
+    )  # draws the wild 4C: 5H 6H 7H 4C melds
     env.step(DRAW_STOCK_ACTION)
     assert act(CountingAgent(), env) == go_out_action(parse_card("KS"))
 
@@ -173,8 +178,13 @@ def test_counting_does_not_feed_the_next_player():
     # it feeds seat 1's nines; with a high feed cost the counting agent keeps it back.
     rules = Rules()
     game = Game(rules, seed=0)
-    game.arrange(["6H 7H 8H 9S", "2C 3D JD 9C"], stock="KC KD 2S", discard_pile="AC 9D",
-                 current=1, round_index=1)
+    game.arrange(
+        ["6H 7H 8H 9S", "2C 3D JD 9C"],
+        stock="KC KD 2S",
+        discard_pile="AC 9D",
+        current=1,
+        round_index=1,
+    )
     env = three_thirteen_v0.raw_env(rules=rules)
     env.reset(options={"game": game})
     env.step(TAKE_DISCARD_ACTION)
@@ -241,4 +251,53 @@ def test_agents_never_import_the_engine_or_the_env():
                     assert not set(alias.name.split(".")) & forbidden, path.name
             elif isinstance(node, ast.Attribute):
                 assert node.attr not in ("game", "all_hands", "stock_cards"), (
-                    f"{path.name} reads .{node.attr}")
+                    f"{path.name} reads .{node.attr}"
+                )
+
+
+def test_built_in_agents_with_options():
+    rules = Rules()
+    agent = make_agent("search(samples=8, confidence=2, rollout=counting-self)", 2, rules, 1)
+    assert (agent.samples, agent.confidence, agent.rollout) == (8, 2.0, "counting-self")
+    assert agent.name == "search(samples=8,confidence=2,rollout=counting-self)"
+    counting = make_agent("counting(lookahead=0.5, candidates=2)", 2, rules)
+    assert (counting.rule.lookahead, counting.rule.candidates) == (0.5, 2)
+    with pytest.raises(ValueError, match="bogus"):
+        make_agent("search(bogus=1)", 2, rules)
+    with pytest.raises(ValueError, match="name=value"):
+        make_agent("search(samples)", 2, rules)
+    with pytest.raises(ValueError, match="rollout"):
+        make_agent("search(rollout=telepathy)", 2, rules)
+    assert split_specs("greedy, search(samples=8, confidence=2),counting") == [
+        "greedy",
+        "search(samples=8, confidence=2)",
+        "counting",
+    ]
+
+
+def test_search_agent_is_seeded_and_plays_legal_moves():
+    # Two search agents with the same seed (and no time budget) play the same game the same
+    # way; every move is legal (play() checks the mask).
+    rules = Rules()
+    games = []
+    for _ in range(2):
+        agents = [make_agent("search(samples=8)", 2, rules, 5), make_agent("counting", 2, rules)]
+        game = play(rules, agents, seed=9)
+        games.append((game.moves, game.scores, agents[0].searched, agents[0].deals))
+    assert games[0] == games[1]
+    assert games[0][2] > 10 and games[0][3] == 8 * games[0][2]  # it did search, 8 deals each
+
+
+def test_search_agent_plays_the_rule_when_the_kernel_does_not_serve_the_rules():
+    rules = Rules.preset("one-wild")  # a cap on wilds per meld: no compiled kernel
+    search = make_agent("search(samples=8)", 2, rules, 1)
+    counting = make_agent("counting", 2, rules)
+    game = play(rules, [search, make_agent("greedy", 2, rules)], seed=3)
+    assert game.is_over and search.deals == 0
+    env = three_thirteen_v0.raw_env(rules=rules)
+    env.reset(seed=4)
+    for _ in range(40):
+        obs = env.observe(env.agent_selection)
+        a = search.act(obs["observation"], obs["action_mask"])
+        assert a == counting.act(obs["observation"], obs["action_mask"])
+        env.step(a)

@@ -1,4 +1,5 @@
-"""The architecture stays visible: the rules engine knows nothing of RL, agents see no hidden state."""
+"""The architecture stays visible: the rules engine knows nothing of RL, agents see no hidden
+state."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "tt_env"
 ENGINE_MODULES = ["cards.py", "rules.py", "going_out.py", "engine.py"] + [
-    f"melds/{p.name}" for p in sorted((PACKAGE / "melds").glob("*.py"))]
+    f"melds/{p.name}" for p in sorted((PACKAGE / "melds").glob("*.py"))
+]
 RL_PACKAGES = {"gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib"}
 
 
@@ -19,8 +21,10 @@ def imported_modules(path: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = ("." * node.level) + (node.module or "")
             names.add(base)
-            names.update(f"{base}.{alias.name}" if node.module else f"{base}{alias.name}"
-                         for alias in node.names)
+            names.update(
+                f"{base}.{alias.name}" if node.module else f"{base}{alias.name}"
+                for alias in node.names
+            )
     return names
 
 
@@ -30,15 +34,17 @@ def test_engine_imports_no_rl_package():
         top = {i.lstrip(".").split(".")[0] for i in imports}
         assert not (top & RL_PACKAGES), f"{name} imports {top & RL_PACKAGES}"
         # nor the RL layer of tt_env itself
-        assert not any("three_thirteen_v0" in i or "single_agent" in i or "agents" in i
-                       for i in imports), f"{name} imports the RL layer"
+        assert not any(
+            "three_thirteen_v0" in i or "single_agent" in i or "agents" in i for i in imports
+        ), f"{name} imports the RL layer"
 
 
 def test_agents_do_not_import_the_engine_state():
     for path in (PACKAGE / "agents").glob("*.py"):
         imports = imported_modules(path)
-        assert not any(i.endswith("engine") or ".engine." in i or i.endswith(".Game")
-                       for i in imports), f"agents/{path.name} imports the engine: {imports}"
+        assert not any(
+            i.endswith("engine") or ".engine." in i or i.endswith(".Game") for i in imports
+        ), f"agents/{path.name} imports the engine: {imports}"
 
 
 def test_one_layer_below_the_agents():
@@ -48,13 +54,15 @@ def test_one_layer_below_the_agents():
         imports = imported_modules(PACKAGE / name)
         assert not any("agents" in i for i in imports), f"{name} imports an agent: {imports}"
         assert not any(i.endswith("engine") for i in imports), f"{name} imports the engine"
-    own = {p.stem for p in (PACKAGE / "agents").glob("*.py")
-           if not p.stem.startswith("_")} - {"base"}  # _modules: an agent's private parts
+    own = {p.stem for p in (PACKAGE / "agents").glob("*.py") if not p.stem.startswith("_")} - {
+        "base"
+    }  # _modules: an agent's private parts
     for path in (PACKAGE / "agents").glob("*.py"):
         if path.stem == "__init__":
             continue
         others = {i.lstrip(".").split(".")[-1] for i in imported_modules(path)} & (
-            own - {path.stem})
+            own - {path.stem}
+        )
         assert not others, f"agents/{path.name} imports the agent(s) {others}"
 
 
@@ -68,4 +76,5 @@ def test_playing_needs_no_torch():
         top = {i.lstrip(".").split(".")[0] for i in imported_modules(path)}
         assert not (top & training_only), f"{path.name} imports {top & training_only}"
         assert not any(i.endswith(("network", "training")) for i in imported_modules(path)), (
-            f"{path.name} imports the training code")
+            f"{path.name} imports the training code"
+        )

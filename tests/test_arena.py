@@ -29,10 +29,17 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 # ---------------------------------------------------------------------------------- statistics
-@pytest.mark.parametrize("df, expected", [
-    (1, 12.706204736174707), (2, 4.302652729749464), (5, 2.570581835636314),
-    (10, 2.228138851986274), (30, 2.042272456301238), (1000, 1.962339080826841),
-])
+@pytest.mark.parametrize(
+    "df, expected",
+    [
+        (1, 12.706204736174707),
+        (2, 4.302652729749464),
+        (5, 2.570581835636314),
+        (10, 2.228138851986274),
+        (30, 2.042272456301238),
+        (1000, 1.962339080826841),
+    ],
+)
 def test_t_quantile_matches_tables(df, expected):
     assert t_quantile(0.975, df) == pytest.approx(expected, abs=1e-9)
 
@@ -84,16 +91,25 @@ def _rigged_play(match: Match, agents, rules: Rules, episode: str = "game") -> G
     scores = tuple(BASE[a] + SEAT_BONUS[s] + match.deal for s, a in enumerate(match.seats))
     rounds = (scores,)  # one round per game: the penalty per round is the score
     best = min(scores)
-    return GameResult(match.deal, match.table, match.rotation, match.seats, scores, rounds,
-                      (scores.index(best),), tuple(s for s, x in enumerate(scores) if x == best),
-                      steps=1)
+    return GameResult(
+        match.deal,
+        match.table,
+        match.rotation,
+        match.seats,
+        scores,
+        rounds,
+        (scores.index(best),),
+        tuple(s for s, x in enumerate(scores) if x == best),
+        steps=1,
+    )
 
 
 def test_rigged_tournament_statistics_are_exact(monkeypatch):
     monkeypatch.setattr(arena, "play_game", _rigged_play)
     deals = 5
-    result = run_tournament(["greedy", "random", "random"], games=deals, seed=3, seats=3,
-                            episode="round")
+    result = run_tournament(
+        ["greedy", "random", "random"], games=deals, seed=3, seats=3, episode="round"
+    )
     stats = {s.label: s for s in result.agents}
     mean_bonus = sum(SEAT_BONUS) / 3  # every agent sits in every seat once per deal
     deal_values = np.arange(deals, dtype=float)
@@ -127,8 +143,17 @@ def test_rigged_tournament_statistics_are_exact(monkeypatch):
 def test_rigged_ties_share_the_win(monkeypatch):
     def tie(match, agents, rules, episode="game"):
         scores = (5,) * len(match.seats)
-        return GameResult(match.deal, match.table, match.rotation, match.seats, scores,
-                          (scores,), (None,), tuple(range(len(scores))), 1)
+        return GameResult(
+            match.deal,
+            match.table,
+            match.rotation,
+            match.seats,
+            scores,
+            (scores,),
+            (None,),
+            tuple(range(len(scores))),
+            1,
+        )
 
     monkeypatch.setattr(arena, "play_game", tie)
     result = run_tournament(["random", "greedy"], games=3, seed=0, episode="round")
@@ -140,23 +165,25 @@ def test_rigged_ties_share_the_win(monkeypatch):
 
 def test_round_robin_pairs_only_count_games_together(monkeypatch):
     monkeypatch.setattr(arena, "play_game", _rigged_play)
-    result = run_tournament(["greedy", "random", "counting"], games=4, seed=1, seats=2,
-                            episode="round")
+    result = run_tournament(
+        ["greedy", "random", "counting"], games=4, seed=1, seats=2, episode="round"
+    )
     assert len(result.results) == 4 * 3 * 2  # deals x tables x rotations
     pair = result.pair("greedy", "random")
     assert pair.games == 4 * 2
     assert pair.diff.mean == pytest.approx(-15.0)  # BASE[0] - BASE[1]; seat terms cancel
-    assert {s.label: s.games for s in result.agents} == {"greedy": 16, "random": 16,
-                                                         "counting": 16}
+    assert {s.label: s.games for s in result.agents} == {"greedy": 16, "random": 16, "counting": 16}
 
 
 def test_title_says_how_the_games_were_made(monkeypatch):
     monkeypatch.setattr(arena, "play_game", _rigged_play)
-    result = run_tournament(["greedy", "random", "counting"], games=4, seed=1, seats=2,
-                            episode="round")
+    result = run_tournament(
+        ["greedy", "random", "counting"], games=4, seed=1, seats=2, episode="round"
+    )
     assert result.table().startswith(
         "tt-arena: 24 games = 4 deals x 3 tables (every 2 of the 3 agents) x 2 seat rotations; "
-        "episode=round, seed=1, standard rules;")
+        "episode=round, seed=1, standard rules;"
+    )
     result = run_tournament(["greedy", "random"], games=3, seed=0, episode="round")
     assert result.table().startswith("tt-arena: 6 games = 3 deals x 2 seat rotations; ")
 
@@ -164,13 +191,22 @@ def test_title_says_how_the_games_were_made(monkeypatch):
 def test_a_rating_that_contradicts_the_rank_is_explained(monkeypatch):
     """Agent 0 wins three deals by 1 point and loses one by 30: more wins (a higher rating),
     a worse mean score (a lower rank). The table says why they disagree."""
+
     def close_wins(match, agents, rules, episode="game"):
         margin = {0: -1, 1: -1, 2: -1, 3: 30}[match.deal]
         scores = tuple(50 + (margin if a == 0 else 0) for a in match.seats)
         best = min(scores)
-        return GameResult(match.deal, match.table, match.rotation, match.seats, scores,
-                          (scores,), (None,), tuple(s for s, x in enumerate(scores) if x == best),
-                          1)
+        return GameResult(
+            match.deal,
+            match.table,
+            match.rotation,
+            match.seats,
+            scores,
+            (scores,),
+            (None,),
+            tuple(s for s, x in enumerate(scores) if x == best),
+            1,
+        )
 
     monkeypatch.setattr(arena, "play_game", close_wins)
     result = run_tournament(["greedy", "random"], games=4, seed=0, episode="round")
@@ -182,8 +218,9 @@ def test_a_rating_that_contradicts_the_rank_is_explained(monkeypatch):
     note = result.rating_note()
     assert note.startswith("note: the rating puts greedy above random.") and note in result.table()
     monkeypatch.setattr(arena, "play_game", _rigged_play)
-    assert run_tournament(["greedy", "random"], games=3, seed=0,
-                          episode="round").rating_note() == ""
+    assert (
+        run_tournament(["greedy", "random"], games=3, seed=0, episode="round").rating_note() == ""
+    )
 
 
 # ---------------------------------------------------------------------------------- real games
@@ -216,8 +253,9 @@ def test_duplicate_deals_give_every_seat_the_same_cards():
     rules = Rules(max_turns_per_round=8)
     match_a, match_b = schedule(2, 2, 1, seed=5)
     assert match_a.env_seed == match_b.env_seed
-    assert (_dealt_hands(rules, match_a, ("greedy", "counting"))
-            == _dealt_hands(rules, match_b, ("counting", "greedy")))
+    assert _dealt_hands(rules, match_a, ("greedy", "counting")) == _dealt_hands(
+        rules, match_b, ("counting", "greedy")
+    )
 
 
 def test_duplicate_deals_survive_stock_rebuilds():
@@ -225,8 +263,9 @@ def test_duplicate_deals_survive_stock_rebuilds():
     # a new stock in some rounds of one seating and not of the other.
     rules = Rules(max_turns_per_round=150)
     match_a, match_b = schedule(2, 2, 1, seed=5)
-    assert (_dealt_hands(rules, match_a, ("random", "greedy"))
-            == _dealt_hands(rules, match_b, ("random", "random")))
+    assert _dealt_hands(rules, match_a, ("random", "greedy")) == _dealt_hands(
+        rules, match_b, ("random", "random")
+    )
 
 
 def _comparable(result: TournamentResult) -> dict:
@@ -284,8 +323,9 @@ def test_illegal_agent_is_named(monkeypatch):
         def act(self, observation, action_mask):
             return 107  # go out discarding a joker: never legal in standard rules
 
-    monkeypatch.setattr("tt_env.agents.BUILTIN_AGENTS", {"random": Bad, "greedy": Bad,
-                                                         "counting": Bad})
+    monkeypatch.setattr(
+        "tt_env.agents.BUILTIN_AGENTS", {"random": Bad, "greedy": Bad, "counting": Bad}
+    )
     with pytest.raises(arena.ArenaError, match="illegal action"):
         run_tournament(["random", "greedy"], games=1, episode="round")
 
@@ -308,9 +348,22 @@ def test_outputs(tmp_path, monkeypatch):
 
 def test_cli_main_in_process(tmp_path, capsys):
     out = tmp_path / "res.json"
-    status = arena.main(["random,greedy", "--games", "2", "--episode", "round", "--plain",
-                         "--json", str(out), "--preset", "one-wild", "--max-turns-per-round",
-                         "10"])
+    status = arena.main(
+        [
+            "random,greedy",
+            "--games",
+            "2",
+            "--episode",
+            "round",
+            "--plain",
+            "--json",
+            str(out),
+            "--preset",
+            "one-wild",
+            "--max-turns-per-round",
+            "10",
+        ]
+    )
     assert status == 0
     printed = capsys.readouterr().out
     assert "greedy" in printed and "random" in printed
@@ -331,16 +384,36 @@ def test_default_run_includes_the_shipped_model_when_it_fits_the_rules(capsys):
     assert arena.main(["--games", "1", "--episode", "round", "--plain", "--workers", "1"]) == 0
     printed = capsys.readouterr().out
     assert all(name in printed for name in ("random", "greedy", "counting", "ppo_2p_standard"))
-    assert arena.main(["--games", "1", "--episode", "round", "--plain", "--workers", "1",
-                       "--aces-high"]) == 0
+    assert (
+        arena.main(
+            ["--games", "1", "--episode", "round", "--plain", "--workers", "1", "--aces-high"]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert "ppo_2p_standard" not in captured.out and "left out" in captured.err
 
 
 def test_cli_end_to_end_subprocess(tmp_path):
-    cmd = [sys.executable, "-m", "tt_env.arena", "random", "greedy", "--games", "2",
-           "--episode", "round", "--csv", str(tmp_path / "a.csv"), "--plot",
-           str(tmp_path / "a.png"), "--seats", "2", "--max-turns-per-round", "10"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "tt_env.arena",
+        "random",
+        "greedy",
+        "--games",
+        "2",
+        "--episode",
+        "round",
+        "--csv",
+        str(tmp_path / "a.csv"),
+        "--plot",
+        str(tmp_path / "a.png"),
+        "--seats",
+        "2",
+        "--max-turns-per-round",
+        "10",
+    ]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "greedy" in done.stdout

@@ -26,19 +26,33 @@ from tt_env.rules import FIELD_NAMES, MAX_DECKS, Rules
 from tt_env.single_agent import SingleAgentEnv
 from tt_env.three_thirteen_v0 import IllegalActionError
 
-FUZZ = settings(max_examples=60, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 # Junk of every kind a careless caller might pass.
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-10**6, 10**6), st.integers(), st.floats(),
-    st.text(max_size=12), st.binary(max_size=8),
-    st.integers(-5, 60).map(np.int64), st.floats(-5, 60).map(np.float64),
-    st.integers(-5, 60).map(float), st.integers(0, 3).map(lambda k: np.array(k)),
-    st.just(np.array([1, 2])), st.just([1, 2]), st.just({"a": 1}), st.just(Card(5)),
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**6), 10**6),
+    st.integers(),
+    st.floats(),
+    st.text(max_size=12),
+    st.binary(max_size=8),
+    st.integers(-5, 60).map(np.int64),
+    st.floats(-5, 60).map(np.float64),
+    st.integers(-5, 60).map(float),
+    st.integers(0, 3).map(lambda k: np.array(k)),
+    st.just(np.array([1, 2])),
+    st.just([1, 2]),
+    st.just({"a": 1}),
+    st.just(Card(5)),
 )
-junk = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3)
-                    | st.tuples(inner, inner), max_leaves=6)
+junk = st.recursive(
+    scalars, lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner), max_leaves=6
+)
 bad_moves = st.one_of(
     junk,
     st.builds(Move, junk, junk),
@@ -85,8 +99,17 @@ def test_game_apply_refuses_bad_moves_and_changes_nothing(seed, played, move):
     Game.from_record(game.to_json())
 
 
-@pytest.mark.parametrize("card", [lambda k: float(k), lambda k: np.float64(k), lambda k: str(k),
-                                  lambda k: "7H", lambda k: None, lambda k: True])
+@pytest.mark.parametrize(
+    "card",
+    [
+        lambda k: float(k),
+        lambda k: np.float64(k),
+        lambda k: str(k),
+        lambda k: "7H",
+        lambda k: None,
+        lambda k: True,
+    ],
+)
 def test_a_float_or_string_card_is_an_illegal_move_naming_it(card):
     game = game_after(1, 1)
     kind = game.legal_moves()[0].card
@@ -164,11 +187,18 @@ def test_env_step_refuses_bad_actions_and_changes_nothing(seed, steps, action):
     if not env.agents or env.terminations[env.agent_selection]:
         return
     mask = env.observe(env.agent_selection)["action_mask"]
-    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) and (
-            0 <= action < mask.size and mask[action]):
+    if (
+        isinstance(action, (int, np.integer))
+        and not isinstance(action, (bool, np.bool_))
+        and (0 <= action < mask.size and mask[action])
+    ):
         return  # a legal action
-    if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu" and (
-            0 <= action < mask.size and mask[action]):
+    if (
+        isinstance(action, np.ndarray)
+        and action.ndim == 0
+        and action.dtype.kind in "iu"
+        and (0 <= action < mask.size and mask[action])
+    ):
         return
     before = pickle.dumps(env)
     with pytest.raises(IllegalActionError):
@@ -270,8 +300,11 @@ def test_single_agent_env_refuses_junk_and_changes_nothing(seed, options, action
         env.reset(seed=5)
         before = pickle.dumps(env)
     mask = env.action_masks()
-    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) and (
-            0 <= action < mask.size and mask[action]):
+    if (
+        isinstance(action, (int, np.integer))
+        and not isinstance(action, (bool, np.bool_))
+        and (0 <= action < mask.size and mask[action])
+    ):
         return
     if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
         return
@@ -296,12 +329,15 @@ def test_a_record_with_cut_moves_is_refused():
         Game.from_record({k: v for k, v in record.items() if k != "rounds_played"})
 
 
-@pytest.mark.parametrize("text, message", [
-    (b"\xff\xfe\x00garbage", "not UTF-8"),
-    ("[" * 100_000, "nested too deeply"),
-    ('{"format": "tt_env.game", "version": true}', "version True"),
-    ("[1, 2]", "not a tt_env game record"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (b"\xff\xfe\x00garbage", "not UTF-8"),
+        ("[" * 100_000, "nested too deeply"),
+        ('{"format": "tt_env.game", "version": true}', "version True"),
+        ("[1, 2]", "not a tt_env game record"),
+    ],
+)
 def test_bad_bytes_and_absurd_nesting_are_record_errors(text, message):
     with pytest.raises(RecordError, match=message):
         Game.from_record(text)
@@ -313,13 +349,18 @@ def test_a_record_as_utf8_bytes_replays():
 
 
 @FUZZ
-@given(key=st.sampled_from(["rules", "seed", "moves", "scores", "rounds_played", "winners",
-                            "version", "format"]),
-       value=st.recursive(st.none() | st.booleans() | st.integers() | st.floats()
-                          | st.text(max_size=10),
-                          lambda inner: st.lists(inner, max_size=4)
-                          | st.dictionaries(st.text(max_size=5), inner, max_size=3),
-                          max_leaves=10))
+@given(
+    key=st.sampled_from(
+        ["rules", "seed", "moves", "scores", "rounds_played", "winners", "version", "format"]
+    ),
+    value=st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=10),
+        lambda inner: (
+            st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+        ),
+        max_leaves=10,
+    ),
+)
 def test_a_record_with_any_field_replaced_replays_or_is_a_record_error(key, value):
     record = json.loads(finished_game(4).to_json())
     changed = {**record, key: value}
@@ -384,14 +425,17 @@ def test_rules_refuse_junk_with_a_value_error_naming_the_option(name, value):
         Game(rules, seed=0)  # accepted values make a game at once
 
 
-@pytest.mark.parametrize("options, message", [
-    (dict(num_decks=10**7), "num_decks must be 1..12"),
-    (dict(num_decks=MAX_DECKS + 1), "num_decks must be 1..12"),
-    (dict(jokers_per_deck=5), "jokers_per_deck must be 0..4"),
-    (dict(max_turns_per_round=10**9), "max_turns_per_round must be 1..10000"),
-    (dict(unused_wild_penalty=10**6), "unused_wild_penalty must be 0..1000"),
-    (dict(false_out_penalty=10**6), "false_out_penalty must be 0..1000"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (dict(num_decks=10**7), "num_decks must be 1..12"),
+        (dict(num_decks=MAX_DECKS + 1), "num_decks must be 1..12"),
+        (dict(jokers_per_deck=5), "jokers_per_deck must be 0..4"),
+        (dict(max_turns_per_round=10**9), "max_turns_per_round must be 1..10000"),
+        (dict(unused_wild_penalty=10**6), "unused_wild_penalty must be 0..1000"),
+        (dict(false_out_penalty=10**6), "false_out_penalty must be 0..1000"),
+    ],
+)
 def test_rules_have_documented_upper_bounds(options, message):
     with pytest.raises(ValueError, match=message):
         Rules(**options)
@@ -401,15 +445,18 @@ def test_the_largest_rules_make_a_game_quickly():
     Game(Rules(num_players=8, num_decks=MAX_DECKS, jokers_per_deck=4, extra_rounds=2), seed=0)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: Rules.preset(None), "a preset is a name"),
-    (lambda: Rules.preset(3), "a preset is a name"),
-    (lambda: Rules.from_dict(None), "rule options are a dict"),
-    (lambda: Rules.from_dict([1]), "rule options are a dict"),
-    (lambda: Rules.from_dict({1: 2, "colour": 3}), "unknown rule option"),
-    (lambda: Rules.preset("standard", colour=1), "unknown rule option\\(s\\): colour"),
-    (lambda: Rules(aces_high=[[[[[[[[1]]]]]]]]), "aces_high must be True or False"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: Rules.preset(None), "a preset is a name"),
+        (lambda: Rules.preset(3), "a preset is a name"),
+        (lambda: Rules.from_dict(None), "rule options are a dict"),
+        (lambda: Rules.from_dict([1]), "rule options are a dict"),
+        (lambda: Rules.from_dict({1: 2, "colour": 3}), "unknown rule option"),
+        (lambda: Rules.preset("standard", colour=1), "unknown rule option\\(s\\): colour"),
+        (lambda: Rules(aces_high=[[[[[[[[1]]]]]]]]), "aces_high must be True or False"),
+    ],
+)
 def test_rules_constructors_name_the_problem(call, message):
     with pytest.raises(ValueError, match=message):
         call()

@@ -17,8 +17,11 @@ from hypothesis import strategies as st
 from tt_env import arena, play
 from tt_env.actions import NUM_ACTIONS, parse_action
 
-FUZZ = settings(max_examples=40, deadline=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+FUZZ = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 
 class Started(Exception):
@@ -47,8 +50,19 @@ def eof(prompt: str) -> str:
 
 def test_tt_play_answers_that_are_not_moves_ask_again():
     legal = [0, 1]
-    for answer in ["²", "١", "9" * 5000, "-1", "0", "3", "1.0", "discard 10ſ", "go out ²H",
-                   "\x00", "🃏"]:
+    for answer in [
+        "²",
+        "١",
+        "9" * 5000,
+        "-1",
+        "0",
+        "3",
+        "1.0",
+        "discard 10ſ",
+        "go out ²H",
+        "\x00",
+        "🃏",
+    ]:
         reply = play.parse_answer(answer, legal)
         assert isinstance(reply, str) and len(reply) < 300, answer
     assert play.parse_answer(" 2 ", legal) == 1
@@ -75,34 +89,64 @@ def test_parse_action_is_an_action_or_a_value_error(text):
 def test_tt_play_scripted_game_survives_hostile_answers():
     out = io.StringIO()
     answers = iter(["²", "9" * 5000, "discard 10ſ", "quit"])
-    status = play.main(["--seed", "3", "--episode", "round"], input_fn=lambda p: next(answers),
-                       out=out)
+    status = play.main(
+        ["--seed", "3", "--episode", "round"], input_fn=lambda p: next(answers), out=out
+    )
     assert status == 0
     assert "There is no move ²" in out.getvalue() and "You left the game" in out.getvalue()
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--seed", "-1"], ["--seed", "-1"]),
-    (["--seed", "1.5"], ["--seed"]),
-    (["--seed", "²"], ["--seed"]),
-    (["--seat", "5"], ["seat must be 0..1"]),
-    (["--opponents", ",,"], ["1 to 7 opponents"]),
-    (["--num-decks", "10000000"], ["num_decks must be 1..12"]),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--seed", "-1"], ["--seed", "-1"]),
+        (["--seed", "1.5"], ["--seed"]),
+        (["--seed", "²"], ["--seed"]),
+        (["--seat", "5"], ["seat must be 0..1"]),
+        (["--opponents", ",,"], ["1 to 7 opponents"]),
+        (["--num-decks", "10000000"], ["num_decks must be 1..12"]),
+    ],
+)
 def test_tt_play_bad_arguments_are_one_line(argv, words, capsys):
     assert exit_status(lambda: play.main(argv, input_fn=eof, out=io.StringIO())) == 2
     one_error_line(capsys.readouterr().err, *words)
 
 
-PLAY_WORDS = ["--seed", "--seat", "--opponents", "--episode", "--preset", "--num-decks",
-              "--jokers-per-deck", "--max-turns-per-round", "--aces-high", "--ascii", "random",
-              "greedy", "round", "game", "-1", "0", "1", "2", "12", "13", "none", "1e9", "²",
-              "one-wild", "random,random", ",", "x:y"]
+PLAY_WORDS = [
+    "--seed",
+    "--seat",
+    "--opponents",
+    "--episode",
+    "--preset",
+    "--num-decks",
+    "--jokers-per-deck",
+    "--max-turns-per-round",
+    "--aces-high",
+    "--ascii",
+    "random",
+    "greedy",
+    "round",
+    "game",
+    "-1",
+    "0",
+    "1",
+    "2",
+    "12",
+    "13",
+    "none",
+    "1e9",
+    "²",
+    "one-wild",
+    "random,random",
+    ",",
+    "x:y",
+]
 
 
 @FUZZ
-@given(argv=st.lists(st.sampled_from(PLAY_WORDS) | st.text(string.printable, max_size=6),
-                     max_size=6))
+@given(
+    argv=st.lists(st.sampled_from(PLAY_WORDS) | st.text(string.printable, max_size=6), max_size=6)
+)
 def test_tt_play_any_arguments_play_or_give_one_error_line(argv, capsys):
     capsys.readouterr()
     status = exit_status(lambda: play.main(argv, input_fn=eof, out=io.StringIO()))
@@ -122,20 +166,24 @@ def no_tournament(monkeypatch):
     monkeypatch.setattr(arena, "run_tournament", refuse)
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--workers", "-3"], ["--workers", "-3"]),
-    (["--games", "0"], ["--games"]),
-    (["--seed", "-1"], ["--seed"]),
-    (["--agents", ",,,"], ["no agent named"]),
-    ([",", " , "], ["no agent named"]),
-    (["greedy", "random", "--json", "no/such/dir/r.json"], ["--json", "no such directory"]),
-    (["greedy", "random", "--csv", "."], ["--csv", "not a file name"]),
-    (["greedy", "random", "--plot", "/proc/plot.png"], ["--plot", "cannot write in /proc"]),
-    (["greedy", "random", "--json", "r.out", "--csv", "./r.out"], ["same file"]),
-    (["--resume", "missing.json"], ["cannot read tournament file"]),
-])
-def test_tt_arena_bad_arguments_are_refused_before_any_game(argv, words, no_tournament, capsys,
-                                                           tmp_path, monkeypatch):
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--workers", "-3"], ["--workers", "-3"]),
+        (["--games", "0"], ["--games"]),
+        (["--seed", "-1"], ["--seed"]),
+        (["--agents", ",,,"], ["no agent named"]),
+        ([",", " , "], ["no agent named"]),
+        (["greedy", "random", "--json", "no/such/dir/r.json"], ["--json", "no such directory"]),
+        (["greedy", "random", "--csv", "."], ["--csv", "not a file name"]),
+        (["greedy", "random", "--plot", "/proc/plot.png"], ["--plot", "cannot write in /proc"]),
+        (["greedy", "random", "--json", "r.out", "--csv", "./r.out"], ["same file"]),
+        (["--resume", "missing.json"], ["cannot read tournament file"]),
+    ],
+)
+def test_tt_arena_bad_arguments_are_refused_before_any_game(
+    argv, words, no_tournament, capsys, tmp_path, monkeypatch
+):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "sub").mkdir()
     assert exit_status(lambda: arena.main(argv)) == 2
@@ -149,8 +197,9 @@ def test_tt_arena_checks_a_directory_given_as_output(no_tournament, capsys, tmp_
 
 
 def test_tt_arena_resume_takes_the_settings_of_its_file(no_tournament, capsys, tmp_path):
-    result = arena.TournamentResult.from_results(["greedy", "random"], arena.Rules(), 2, 3, 0,
-                                                 "round", [])
+    result = arena.TournamentResult.from_results(
+        ["greedy", "random"], arena.Rules(), 2, 3, 0, "round", []
+    )
     path = tmp_path / "t.json"
     result.to_json(path)
     assert arena.main(["--resume", str(path), "--seed", "4", "counting"]) == 2
@@ -161,17 +210,47 @@ def test_tt_arena_resume_takes_the_settings_of_its_file(no_tournament, capsys, t
         arena.main(["--resume", str(path), "--games", "5"])
 
 
-ARENA_WORDS = ["--games", "--seed", "--seats", "--workers", "--episode", "--agents", "--json",
-               "--csv", "--plot", "--resume", "--preset", "--aces-high", "--num-decks",
-               "random", "greedy", ",", "", "0", "1", "2", "-3", "9", "round", "x.json",
-               "/proc/p", ".", "none", "one-wild", "nosuch", "a:b"]
+ARENA_WORDS = [
+    "--games",
+    "--seed",
+    "--seats",
+    "--workers",
+    "--episode",
+    "--agents",
+    "--json",
+    "--csv",
+    "--plot",
+    "--resume",
+    "--preset",
+    "--aces-high",
+    "--num-decks",
+    "random",
+    "greedy",
+    ",",
+    "",
+    "0",
+    "1",
+    "2",
+    "-3",
+    "9",
+    "round",
+    "x.json",
+    "/proc/p",
+    ".",
+    "none",
+    "one-wild",
+    "nosuch",
+    "a:b",
+]
 
 
 @FUZZ
-@given(argv=st.lists(st.sampled_from(ARENA_WORDS) | st.text(string.printable, max_size=6),
-                     max_size=7))
-def test_tt_arena_any_arguments_start_or_give_one_error_line(argv, no_tournament, capsys,
-                                                            tmp_path_factory, monkeypatch):
+@given(
+    argv=st.lists(st.sampled_from(ARENA_WORDS) | st.text(string.printable, max_size=6), max_size=7)
+)
+def test_tt_arena_any_arguments_start_or_give_one_error_line(
+    argv, no_tournament, capsys, tmp_path_factory, monkeypatch
+):
     capsys.readouterr()
     monkeypatch.chdir(tmp_path_factory.mktemp("arena"))
     try:
@@ -183,17 +262,28 @@ def test_tt_arena_any_arguments_start_or_give_one_error_line(argv, no_tournament
 
 
 @FUZZ
-@given(data=st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-                    lambda inner: st.lists(inner, max_size=3)
-                    | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12))
+@given(
+    data=st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+        ),
+        max_leaves=12,
+    )
+)
 def test_a_damaged_tournament_file_is_an_arena_error(tmp_path_factory, data):
     import json
 
     path = tmp_path_factory.mktemp("t") / "t.json"
-    good = arena.TournamentResult.from_results(["greedy", "random"], arena.Rules(), 2, 1, 0,
-                                               "round", []).to_dict()
-    for damaged in (data, {**good, "settings": data}, {**good, "games": data},
-                    {**good, "games": [data]}):
+    good = arena.TournamentResult.from_results(
+        ["greedy", "random"], arena.Rules(), 2, 1, 0, "round", []
+    ).to_dict()
+    for damaged in (
+        data,
+        {**good, "settings": data},
+        {**good, "games": data},
+        {**good, "games": [data]},
+    ):
         path.write_text(json.dumps(damaged))
         try:
             arena.load_results(path)
@@ -214,20 +304,24 @@ def no_training(monkeypatch):
     return training
 
 
-@pytest.mark.parametrize("name, text, words", [
-    ("bad.yaml", "n_envs: [1\n", ["not valid YAML"]),
-    ("bad.toml", "n_envs = \n", ["not valid TOML"]),
-    ("types.yaml", "n_envs: four\n", ["n_envs must be an integer"]),
-    ("types.toml", "gamma = 'high'\n", ["gamma must be a number"]),
-    ("rules.toml", "rules = 3\n", ["rules must be a table"]),
-    ("list.yaml", "- 1\n- 2\n", ["expected a table of settings"]),
-    ("bytes.toml", b"\xff\xfe\x00", ["not UTF-8"]),
-    ("deep.yaml", "x: " + "[" * 5000 + "\n", ["nested too deeply"]),
-    ("opponent.toml", "opponents = 'greedy=1,nosuch=1'\n", ["opponents", "unknown agent"]),
-    ("weight.toml", "opponents = 'greedy=nan'\n", ["opponents", "weight of greedy"]),
-])
-def test_tt_train_bad_config_files_are_one_line(name, text, words, no_training, capsys,
-                                                tmp_path, monkeypatch):
+@pytest.mark.parametrize(
+    "name, text, words",
+    [
+        ("bad.yaml", "n_envs: [1\n", ["not valid YAML"]),
+        ("bad.toml", "n_envs = \n", ["not valid TOML"]),
+        ("types.yaml", "n_envs: four\n", ["n_envs must be an integer"]),
+        ("types.toml", "gamma = 'high'\n", ["gamma must be a number"]),
+        ("rules.toml", "rules = 3\n", ["rules must be a table"]),
+        ("list.yaml", "- 1\n- 2\n", ["expected a table of settings"]),
+        ("bytes.toml", b"\xff\xfe\x00", ["not UTF-8"]),
+        ("deep.yaml", "x: " + "[" * 5000 + "\n", ["nested too deeply"]),
+        ("opponent.toml", "opponents = 'greedy=1,nosuch=1'\n", ["opponents", "unknown agent"]),
+        ("weight.toml", "opponents = 'greedy=nan'\n", ["opponents", "weight of greedy"]),
+    ],
+)
+def test_tt_train_bad_config_files_are_one_line(
+    name, text, words, no_training, capsys, tmp_path, monkeypatch
+):
     monkeypatch.chdir(tmp_path)
     path = tmp_path / name
     path.write_bytes(text if isinstance(text, bytes) else text.encode())
@@ -236,28 +330,32 @@ def test_tt_train_bad_config_files_are_one_line(name, text, words, no_training, 
     assert not (tmp_path / "runs").exists()
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--config", "."], ["is a directory"]),
-    (["--config", "nowhere.toml"], ["no such file"]),
-    (["--n-envs", "0"], ["n_envs must be >= 1"]),
-    (["--n-envs", "two"], ["--n-envs"]),
-    (["--batch-size", "1"], ["batch_size must be >= 2"]),
-    (["--learning-rate", "nan"], ["learning_rate must be a finite number"]),
-    (["--episode", "hand"], ["episode must be one of"]),
-    (["--run-name", "../escape"], ["run_name"]),
-    (["--run-dir", "/proc/runs"], ["run_dir", "cannot write"]),
-    (["--run-dir", "afile/runs"], ["afile is a file"]),
-    (["--output", "/proc/m.npz"], ["output", "cannot write"]),
-    (["--opponents", "nosuch"], ["setting opponents", "unknown agent"]),
-    (["--opponents", "greedy=1,league=1,tt_env_nosuch:Agent=1"], ["cannot import module"]),
-    (["--bc-teacher", "nosuch"], ["setting bc_teacher"]),
-    (["--eval-opponents", "greedy,nosuch"], ["setting eval_opponents"]),
-    (["--players", "9"], ["players must be 2..8"]),
-    (["--num-decks", "99"], ["num_decks must be 1..12"]),
-    (["--resume", "."], ["not a run directory"]),
-])
-def test_tt_train_bad_arguments_are_one_line_and_make_no_run(argv, words, no_training, capsys,
-                                                             tmp_path, monkeypatch):
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--config", "."], ["is a directory"]),
+        (["--config", "nowhere.toml"], ["no such file"]),
+        (["--n-envs", "0"], ["n_envs must be >= 1"]),
+        (["--n-envs", "two"], ["--n-envs"]),
+        (["--batch-size", "1"], ["batch_size must be >= 2"]),
+        (["--learning-rate", "nan"], ["learning_rate must be a finite number"]),
+        (["--episode", "hand"], ["episode must be one of"]),
+        (["--run-name", "../escape"], ["run_name"]),
+        (["--run-dir", "/proc/runs"], ["run_dir", "cannot write"]),
+        (["--run-dir", "afile/runs"], ["afile is a file"]),
+        (["--output", "/proc/m.npz"], ["output", "cannot write"]),
+        (["--opponents", "nosuch"], ["setting opponents", "unknown agent"]),
+        (["--opponents", "greedy=1,league=1,tt_env_nosuch:Agent=1"], ["cannot import module"]),
+        (["--bc-teacher", "nosuch"], ["setting bc_teacher"]),
+        (["--eval-opponents", "greedy,nosuch"], ["setting eval_opponents"]),
+        (["--players", "9"], ["players must be 2..8"]),
+        (["--num-decks", "99"], ["num_decks must be 1..12"]),
+        (["--resume", "."], ["not a run directory"]),
+    ],
+)
+def test_tt_train_bad_arguments_are_one_line_and_make_no_run(
+    argv, words, no_training, capsys, tmp_path, monkeypatch
+):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "afile").write_text("")
     assert exit_status(lambda: no_training.main(argv)) == 2
@@ -268,26 +366,64 @@ def test_tt_train_bad_arguments_are_one_line_and_make_no_run(argv, words, no_tra
 def test_tt_train_unknown_opponent_fails_in_this_process_not_in_the_workers(tmp_path, capsys):
     """With the real runner: the check comes before any environment process starts."""
     training = pytest.importorskip("tt_env.training")
-    status = training.main(["--opponents", "nosuch", "--run-dir", str(tmp_path / "runs"),
-                            "--vec-env", "subproc", "--n-envs", "2", "--no-progress-bar"])
+    status = training.main(
+        [
+            "--opponents",
+            "nosuch",
+            "--run-dir",
+            str(tmp_path / "runs"),
+            "--vec-env",
+            "subproc",
+            "--n-envs",
+            "2",
+            "--no-progress-bar",
+        ]
+    )
     assert status == 2
     one_error_line(capsys.readouterr().err, "unknown agent 'nosuch'")
     assert not (tmp_path / "runs").exists()
 
 
-TRAIN_WORDS = ["--n-envs", "--n-steps", "--batch-size", "--gamma", "--players", "--episode",
-               "--opponents", "--seed", "--total-timesteps", "--progress-bar", "--run-name",
-               "--aces-high", "--preset", "0", "1", "-1", "2", "0.5", "nan", "inf", "round",
-               "greedy", "league=1", "x:y", "..", "one-wild", "standard", "1e400"]
+TRAIN_WORDS = [
+    "--n-envs",
+    "--n-steps",
+    "--batch-size",
+    "--gamma",
+    "--players",
+    "--episode",
+    "--opponents",
+    "--seed",
+    "--total-timesteps",
+    "--progress-bar",
+    "--run-name",
+    "--aces-high",
+    "--preset",
+    "0",
+    "1",
+    "-1",
+    "2",
+    "0.5",
+    "nan",
+    "inf",
+    "round",
+    "greedy",
+    "league=1",
+    "x:y",
+    "..",
+    "one-wild",
+    "standard",
+    "1e400",
+]
 
 
 @FUZZ
-@given(argv=st.lists(st.sampled_from(TRAIN_WORDS) | st.text(string.printable, max_size=6),
-                     max_size=7),
-       config=st.none() | st.text(max_size=60))
-def test_tt_train_any_arguments_start_or_give_one_error_line(argv, config, no_training,
-                                                            capsys, tmp_path_factory,
-                                                            monkeypatch):
+@given(
+    argv=st.lists(st.sampled_from(TRAIN_WORDS) | st.text(string.printable, max_size=6), max_size=7),
+    config=st.none() | st.text(max_size=60),
+)
+def test_tt_train_any_arguments_start_or_give_one_error_line(
+    argv, config, no_training, capsys, tmp_path_factory, monkeypatch
+):
     capsys.readouterr()
     root = tmp_path_factory.mktemp("train")
     monkeypatch.chdir(root)

@@ -12,9 +12,13 @@ from tt_env.rules import FIELD_NAMES, PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES_MD = (ROOT / "RULES.md").read_text(encoding="utf-8")
-MARKDOWN = sorted(p for p in ROOT.rglob("*.md")
-                  if not any(part.startswith(".") or part in ("runs", "build")
-                             for part in p.relative_to(ROOT).parts))
+MARKDOWN = sorted(
+    p
+    for p in ROOT.rglob("*.md")
+    if not any(
+        part.startswith(".") or part in ("runs", "build") for part in p.relative_to(ROOT).parts
+    )
+)
 
 
 def test_rules_md_names_every_option_of_rules():

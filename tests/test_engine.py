@@ -123,7 +123,7 @@ def check_results(game: Game) -> None:
 def test_invariants_over_random_games_and_rules(block):
     """Invariants at every step of random games under random rule options (RULES.md, all)."""
     rnd = random.Random(1000 + block)
-    for g in range(60):
+    for _ in range(60):
         rules = random_rules(rnd)
         game = Game(rules, seed=rnd.randrange(2**31))
         limit = rules.num_rounds * (rules.turn_cap + rules.num_players + 1) * 2
@@ -246,17 +246,23 @@ def test_no_position_without_a_legal_move_while_the_game_goes_on(data):
     """Arranged deals down to one card a hand and an empty stock or discard pile, then random
     play: while the game goes on the seat to move always has a legal move (RULES.md: when nothing
     can be drawn the round ends and is scored; seeded games are checked by the invariants)."""
-    rules = Rules(num_players=data.draw(st.integers(2, 3)),
-                  discard_drawn_upcard=data.draw(st.booleans()),
-                  false_out_penalty=data.draw(st.sampled_from([None, 20])),
-                  redemption=data.draw(st.booleans()), max_turns_per_round=12)
+    rules = Rules(
+        num_players=data.draw(st.integers(2, 3)),
+        discard_drawn_upcard=data.draw(st.booleans()),
+        false_out_penalty=data.draw(st.sampled_from([None, 20])),
+        redemption=data.draw(st.booleans()),
+        max_turns_per_round=12,
+    )
     kinds = st.integers(0, NUM_KINDS - 2)
     hands = [data.draw(st.lists(kinds, min_size=1, max_size=4)) for _ in range(rules.num_players)]
     game = Game(rules, seed=data.draw(st.integers(0, 99)))
-    game.arrange(hands=hands, stock=data.draw(st.lists(kinds, max_size=3)),
-                 discard_pile=data.draw(st.lists(kinds, max_size=3)),
-                 current=data.draw(st.integers(0, rules.num_players - 1)),
-                 round_index=data.draw(st.integers(0, rules.num_rounds - 1)))
+    game.arrange(
+        hands=hands,
+        stock=data.draw(st.lists(kinds, max_size=3)),
+        discard_pile=data.draw(st.lists(kinds, max_size=3)),
+        current=data.draw(st.integers(0, rules.num_players - 1)),
+        round_index=data.draw(st.integers(0, rules.num_rounds - 1)),
+    )
     rnd = random.Random(data.draw(st.integers(0, 2**16)))
     for _ in range(60):
         if game.is_over:

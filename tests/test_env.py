@@ -120,8 +120,13 @@ def test_pettingzoo_render():
     def ansi(text):
         return isinstance(text, str) and "wild" in text
 
-    render_test(functools.partial(three_thirteen_v0.env, num_players=2, episode="round",
-                                  max_turns_per_round=4), custom_tests={"ansi": ansi})
+    render_test(
+        functools.partial(
+            three_thirteen_v0.env, num_players=2, episode="round", max_turns_per_round=4
+        ),
+        custom_tests={"ansi": ansi},
+    )
+
 
 # Not applicable: bombardment_test (it compares a dict observation's shape, so it fails on every
 # env with an action mask in the observation, PettingZoo's classic ones included),
@@ -130,15 +135,22 @@ def test_pettingzoo_render():
 
 
 # ------------------------------------------------------------------ observation and mask
-@pytest.mark.parametrize("name, kwargs", [
-    ("2p", dict(num_players=2, max_turns_per_round=40)),
-    ("3p-jokers-upcard", dict(num_players=3, jokers_per_deck=2, discard_drawn_upcard=True,
-                              max_turns_per_round=30)),
-    ("2p-rebuilt-stock", dict(num_players=2, max_turns_per_round=120, episode="round")),
-    ("4p-false-out", dict(num_players=4, false_out_penalty=20, max_turns_per_round=12)),
-    ("2p-redemption", dict(num_players=2, redemption=True, max_turns_per_round=12)),
-    ("8p", dict(num_players=8, max_turns_per_round=24, episode="round")),
-])
+@pytest.mark.parametrize(
+    "name, kwargs",
+    [
+        ("2p", dict(num_players=2, max_turns_per_round=40)),
+        (
+            "3p-jokers-upcard",
+            dict(
+                num_players=3, jokers_per_deck=2, discard_drawn_upcard=True, max_turns_per_round=30
+            ),
+        ),
+        ("2p-rebuilt-stock", dict(num_players=2, max_turns_per_round=120, episode="round")),
+        ("4p-false-out", dict(num_players=4, false_out_penalty=20, max_turns_per_round=12)),
+        ("2p-redemption", dict(num_players=2, redemption=True, max_turns_per_round=12)),
+        ("8p", dict(num_players=8, max_turns_per_round=24, episode="round")),
+    ],
+)
 def test_mask_and_observation_match_the_engine_at_every_step(name, kwargs):
     env = three_thirteen_v0.raw_env(**kwargs)
     env.reset(seed=11)
@@ -188,8 +200,13 @@ def test_final_observation_shows_the_cards_as_after_the_last_move(episode):
     the engine dealt next."""
     rules = Rules(num_players=2)
     game = Game(rules, seed=5)
-    game.arrange(hands=["4H 5H 6H", "KC KD 2S"], stock="7D 9C", discard_pile="QH", current=0,
-                 round_index=0 if episode == "round" else rules.num_rounds - 1)
+    game.arrange(
+        hands=["4H 5H 6H", "KC KD 2S"],
+        stock="7D 9C",
+        discard_pile="QH",
+        current=0,
+        round_index=0 if episode == "round" else rules.num_rounds - 1,
+    )
     env = three_thirteen_v0.raw_env(rules=rules, episode=episode)
     env.reset(options={"game": game})
     for move in ("draw stock", "go out, discard 9C", "draw stock", "discard 7D"):
@@ -301,8 +318,9 @@ def test_round_episodes_play_the_rounds_of_a_game_in_turn():
         env.reset()
     env.reset(seed=3)
     assert env.game is not game and env.game.round_index == 0
-    env_illegal = three_thirteen_v0.raw_env(num_players=2, episode="round",
-                                            illegal_action="terminate")
+    env_illegal = three_thirteen_v0.raw_env(
+        num_players=2, episode="round", illegal_action="terminate"
+    )
     env_illegal.reset(seed=3)
     env_illegal.step(7)
     assert all(env_illegal.terminations.values())
@@ -335,15 +353,24 @@ def test_reset_with_a_seed_reproduces_the_game():
 
 # ------------------------------------------------------------------ illegal actions
 def _snapshot(env):
-    return (env.game.to_json(), env.state().tobytes(), env.agent_selection,
-            {a: env.observe(a)["observation"].tobytes() for a in env.possible_agents},
-            dict(env.rewards), dict(env._cumulative_rewards), dict(env.terminations))
+    return (
+        env.game.to_json(),
+        env.state().tobytes(),
+        env.agent_selection,
+        {a: env.observe(a)["observation"].tobytes() for a in env.possible_agents},
+        dict(env.rewards),
+        dict(env._cumulative_rewards),
+        dict(env.terminations),
+    )
 
 
-@pytest.mark.parametrize("action", [
-    5,  # a discard in the draw phase
-    55,  # going out in the draw phase
-])
+@pytest.mark.parametrize(
+    "action",
+    [
+        5,  # a discard in the draw phase
+        55,  # going out in the draw phase
+    ],
+)
 def test_raw_env_raises_on_an_illegal_action_and_changes_nothing(action):
     env = three_thirteen_v0.raw_env(num_players=2)
     env.reset(seed=1)
@@ -396,9 +423,13 @@ def _illegal_trace(env, illegal: int):
 
 def test_env_ends_the_game_on_an_illegal_action_as_terminate_illegal_wrapper():
     ours = three_thirteen_v0.env(num_players=3, illegal_reward=-7)
-    reference = wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(
-        wrappers.TerminateIllegalWrapper(
-            three_thirteen_v0.raw_env(num_players=3, illegal_action="raise"), illegal_reward=-7)))
+    reference = wrappers.OrderEnforcingWrapper(
+        wrappers.AssertOutOfBoundsWrapper(
+            wrappers.TerminateIllegalWrapper(
+                three_thirteen_v0.raw_env(num_players=3, illegal_action="raise"), illegal_reward=-7
+            )
+        )
+    )
     ours.reset(seed=5)
     ours.step(0)
     hand = ours.unwrapped.game.hand_counts(ours.unwrapped.game.current)
@@ -407,7 +438,8 @@ def test_env_ends_the_game_on_an_illegal_action_as_terminate_illegal_wrapper():
     assert trace == _illegal_trace(reference, not_held)
     offender = trace[0][0]
     assert dict((a, r) for a, r, *_ in trace) == {
-        a: (-7.0 if a == offender else 0.0) for a in ours.possible_agents}
+        a: (-7.0 if a == offender else 0.0) for a in ours.possible_agents
+    }
     assert all(term and trunc for _, _, term, trunc, _ in trace)
 
 
@@ -452,8 +484,13 @@ def test_spaces_are_cached():
 def test_render_ansi_shows_the_table():
     rules = Rules(num_players=2)
     game = Game(rules, seed=3)
-    game.arrange(hands=["3H 4H 5H 3C KS", "KD 9C 2C 7D 8D"], stock="AS 8S 6C",
-                 discard_pile="QC 7H", current=0, round_index=2)
+    game.arrange(
+        hands=["3H 4H 5H 3C KS", "KD 9C 2C 7D 8D"],
+        stock="AS 8S 6C",
+        discard_pile="QC 7H",
+        current=0,
+        round_index=2,
+    )
     env = three_thirteen_v0.raw_env(rules=rules, render_mode="ansi")
     env.reset(options={"game": game})
     env.step(0)  # draw 6C
@@ -469,8 +506,13 @@ def test_render_ansi_shows_the_table():
 def test_render_rgb_array_pictures_the_table():
     rules = Rules(num_players=2)
     game = Game(rules, seed=3)
-    game.arrange(hands=["3H 4H 5H 3C KS", "KD 9C 2C 7D 8D"], stock="AS 8S 6C",
-                 discard_pile="QC 7H", current=0, round_index=2)
+    game.arrange(
+        hands=["3H 4H 5H 3C KS", "KD 9C 2C 7D 8D"],
+        stock="AS 8S 6C",
+        discard_pile="QC 7H",
+        current=0,
+        round_index=2,
+    )
     env = three_thirteen_v0.raw_env(rules=rules, render_mode="rgb_array")
     env.reset(options={"game": game})
     before = env.render()
@@ -490,9 +532,12 @@ def test_runs_are_shown_in_their_order_wilds_where_they_stand():
     from tt_env.render import shown_melds
 
     assert shown_melds(solve("6H 4H 9S 7S 7D 7C", wild_rank=9)) == [
-        parse_cards("7C 7D 7S"), parse_cards("4H 9S 6H")]
+        parse_cards("7C 7D 7S"),
+        parse_cards("4H 9S 6H"),
+    ]
     assert shown_melds(solve("AH KH QH", wild_rank=3, rules=Rules(aces_high=True))) == [
-        parse_cards("QH KH AH")]
+        parse_cards("QH KH AH")
+    ]
 
 
 def test_render_human_prints(capsys):

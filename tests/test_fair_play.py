@@ -30,8 +30,9 @@ RULE_SETS = {
     "1 deck": Rules(num_players=2),
     "2 decks": Rules(num_players=3),
     "3 decks, jokers": Rules(num_players=2, num_decks=3, jokers_per_deck=2),
-    "2 decks, jokers, redemption": Rules(num_players=4, jokers_per_deck=2, redemption=True,
-                                         discard_drawn_upcard=True),
+    "2 decks, jokers, redemption": Rules(
+        num_players=4, jokers_per_deck=2, redemption=True, discard_drawn_upcard=True
+    ),
 }
 PRIVATE_VIEW_FIELDS = ("hand", "legal_moves")  # what only the seat itself sees
 PRIVATE_PUBLIC_VIEW_KEYS = ("hand", "legal_moves", "legal_actions")
@@ -41,12 +42,16 @@ def deal(rules: Rules, rnd: random.Random):
     """A random deal of a random round, sometimes with a short stock (to force rebuilds)."""
     round_index = rnd.randrange(min(rules.num_rounds, 8))
     size = rules.rounds[round_index].cards
-    deck = [int(c) for c in shuffled_deck(np.random.default_rng(rnd.randrange(2**32)),
-                                           rules.decks, rules.jokers_per_deck)]
+    deck = [
+        int(c)
+        for c in shuffled_deck(
+            np.random.default_rng(rnd.randrange(2**32)), rules.decks, rules.jokers_per_deck
+        )
+    ]
     hands = [[deck.pop() for _ in range(size)] for _ in range(rules.num_players)]
     pile = [deck.pop()]
     if rnd.random() < 0.3:
-        deck = deck[:rnd.randrange(1, 8)]
+        deck = deck[: rnd.randrange(1, 8)]
     return round_index, hands, deck, pile
 
 
@@ -70,8 +75,9 @@ def twin_of(hands, stock, rnd: random.Random):
 
 def make_env(rules: Rules, round_index: int, hands, stock, pile, current: int):
     game = Game(rules, seed=1)
-    game.arrange(hands=hands, stock=stock, discard_pile=pile, current=current,
-                 round_index=round_index)
+    game.arrange(
+        hands=hands, stock=stock, discard_pile=pile, current=current, round_index=round_index
+    )
     env = three_thirteen_v0.raw_env(rules=rules)
     env.reset(options={"game": game})
     return env
@@ -142,8 +148,9 @@ def test_twin_games_look_the_same_to_every_seat_that_cannot_tell(name):
             for _ in range(400):
                 check_twins(env_a, env_b)
                 positions += 1
-                known_positions += any(env_a.game.known_cards(s) != (0,) * 53
-                                       for s in range(rules.num_players))
+                known_positions += any(
+                    env_a.game.known_cards(s) != (0,) * 53 for s in range(rules.num_players)
+                )
                 move = common_move(env_a.game, env_b.game, rnd)
                 if move is None:
                     break
@@ -162,10 +169,15 @@ def test_known_cards_come_from_public_events_only():
     seen = []
     for hand_1 in ("7H 2C 5D", "9S 2C 5D"):  # a second 7H, or not
         game = Game(rules, seed=0)
-        game.arrange(hands=["KC KD KS", hand_1], stock="4S 4C 4D 8H", discard_pile="7H",
-                     current=1)
-        for move in ("take discard", "discard 5D", "draw stock", "discard KC",
-                     "draw stock", "discard 7H"):
+        game.arrange(hands=["KC KD KS", hand_1], stock="4S 4C 4D 8H", discard_pile="7H", current=1)
+        for move in (
+            "take discard",
+            "discard 5D",
+            "draw stock",
+            "discard KC",
+            "draw stock",
+            "discard 7H",
+        ):
             game.apply(move)
         assert sum(game.hand_counts(1)) == 3
         seen.append((game.known_cards(1), game.view(0).taken, game.view(0).hand))

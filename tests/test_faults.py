@@ -53,12 +53,22 @@ def test_a_model_file_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
 
 
 # ---------------------------------------------------------------------------------- tt-arena
-SHORT = ["greedy", "random", "--games", "4", "--episode", "round", "--workers", "1", "--plain",
-         "--max-turns-per-round", "10"]
+SHORT = [
+    "greedy",
+    "random",
+    "--games",
+    "4",
+    "--episode",
+    "round",
+    "--workers",
+    "1",
+    "--plain",
+    "--max-turns-per-round",
+    "10",
+]
 
 
-def test_tt_arena_on_a_full_disk_says_so_and_leaves_no_empty_file(tmp_path, monkeypatch,
-                                                                     capsys):
+def test_tt_arena_on_a_full_disk_says_so_and_leaves_no_empty_file(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(_files.os, "fsync", full_disk)
     out = tmp_path / "r.json"
     assert arena.main([*SHORT, "--json", str(out)]) == 1
@@ -81,15 +91,16 @@ def interrupt_after(monkeypatch, games: int) -> None:
     monkeypatch.setattr(arena, "play_game", play)
 
 
-def test_ctrl_c_keeps_the_finished_games_and_resume_plays_the_rest(tmp_path, monkeypatch,
-                                                                    capsys):
+def test_ctrl_c_keeps_the_finished_games_and_resume_plays_the_rest(tmp_path, monkeypatch, capsys):
     out = tmp_path / "r.json"
     with monkeypatch.context() as m:
         interrupt_after(m, 3)
         assert arena.main([*SHORT, "--json", str(out)]) == 130
     captured = capsys.readouterr()
-    assert (f"interrupted: 3 of 8 games finished, kept in {out}; play the rest with: "
-            f"tt-arena --resume {out}") in captured.err
+    assert (
+        f"interrupted: 3 of 8 games finished, kept in {out}; play the rest with: "
+        f"tt-arena --resume {out}"
+    ) in captured.err
     assert "tt-arena: 3 of 8 games (interrupted) = 4 deals x 2 seat rotations" in captured.out
     partial = json.loads(out.read_text())
     assert partial["settings"]["complete"] is False and len(partial["games"]) == 3
@@ -108,8 +119,7 @@ def test_ctrl_c_keeps_the_finished_games_and_resume_plays_the_rest(tmp_path, mon
     assert more["games"][:8] == uninterrupted["games"] and len(more["games"]) == 10
 
 
-def test_ctrl_c_without_json_keeps_the_games_in_a_file_of_its_own(tmp_path, monkeypatch,
-                                                                   capsys):
+def test_ctrl_c_without_json_keeps_the_games_in_a_file_of_its_own(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     interrupt_after(monkeypatch, 2)
     assert arena.main(SHORT) == 130
@@ -139,10 +149,30 @@ def test_resume_refuses_games_of_another_tournament(tmp_path, capsys):
 def test_a_real_ctrl_c_stops_the_workers_quietly_and_keeps_the_games(tmp_path):
     """SIGINT to the whole process group, as a terminal sends it, with two worker processes."""
     out = tmp_path / "r.json"
-    cmd = [sys.executable, "-m", "tt_env.arena", "greedy", "random", "--games", "100000",
-           "--episode", "round", "--workers", "2", "--quiet", "--json", str(out)]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "tt_env.arena",
+        "greedy",
+        "random",
+        "--games",
+        "100000",
+        "--episode",
+        "round",
+        "--workers",
+        "2",
+        "--quiet",
+        "--json",
+        str(out),
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     time.sleep(8)
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=120)
@@ -163,10 +193,10 @@ def progress_keys(root: Path, name: str, key: str) -> list[tuple[str, str]]:
 def test_resume_falls_back_past_a_torn_checkpoint_and_logs_no_step_twice(tmp_path, capsys):
     pytest.importorskip("sb3_contrib")
     from test_training import sb3_steps, tiny_config
+
     from tt_env.training import main, train
 
-    config = tiny_config(tmp_path, total_timesteps=1024, eval_opponents="random",
-                         eval_games=1)
+    config = tiny_config(tmp_path, total_timesteps=1024, eval_opponents="random", eval_games=1)
     root = train(config, command="first").parent
     last = root / "checkpoints" / "ckpt_000001024.zip"
     last.write_bytes(last.read_bytes()[: last.stat().st_size // 2])  # torn by a crash
@@ -188,6 +218,7 @@ def test_resume_falls_back_past_a_torn_checkpoint_and_logs_no_step_twice(tmp_pat
 def test_a_checkpoint_that_fails_to_write_leaves_nothing(tmp_path):
     pytest.importorskip("sb3_contrib")
     from test_training import tiny_config
+
     from tt_env.training import Trainer
 
     trainer = Trainer(tiny_config(tmp_path), tmp_path / "run", "test", resume=False)
@@ -209,6 +240,7 @@ def test_a_checkpoint_that_fails_to_write_leaves_nothing(tmp_path):
 def test_a_failed_setup_leaves_no_run_directory(tmp_path, monkeypatch):
     pytest.importorskip("sb3_contrib")
     from test_training import tiny_config
+
     from tt_env import training
 
     def broken(*args, **kwargs):

@@ -15,8 +15,7 @@ def positions(rules, count, seed):
     """(observation, mask) of the seat to move in games of counting against greedy."""
     env = three_thirteen_v0.raw_env(rules=rules)
     n = rules.num_players
-    agents = [make_agent("counting" if i % 2 == 0 else "greedy", n, rules, seed)
-              for i in range(n)]
+    agents = [make_agent("counting" if i % 2 == 0 else "greedy", n, rules, seed) for i in range(n)]
     out = []
     env.reset(seed=seed)
     for agent in env.agent_iter():
@@ -33,10 +32,16 @@ def positions(rules, count, seed):
         env.step(agents[env.possible_agents.index(agent)].act(*out[-1]))
 
 
-@pytest.mark.parametrize("rules", [
-    Rules(), Rules(num_players=4), Rules(num_players=3, jokers_per_deck=2, aces_high=True),
-    Rules(court_values=True, discard_drawn_upcard=True, unused_wild_penalty=15),
-], ids=["2p", "4p-two-decks", "3p-jokers-aces-high", "court-values-ddu"])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(),
+        Rules(num_players=4),
+        Rules(num_players=3, jokers_per_deck=2, aces_high=True),
+        Rules(court_values=True, discard_drawn_upcard=True, unused_wild_penalty=15),
+    ],
+    ids=["2p", "4p-two-decks", "3p-jokers-aces-high", "court-values-ddu"],
+)
 def test_compiled_features_equal_the_numpy_definition(rules):
     features = CardFeatures(rules)
     for obs, _ in positions(rules, 250, seed=3):
@@ -62,8 +67,8 @@ def test_feature_values_are_the_valuation_layers():
     checked = 0
     for obs, _ in positions(rules, 120, seed=7):
         x = features(obs)
-        table = x[:53 * CARD_WIDTH].reshape(53, CARD_WIDTH)
-        g = x[53 * CARD_WIDTH:]
+        table = x[: 53 * CARD_WIDTH].reshape(53, CARD_WIDTH)
+        g = x[53 * CARD_WIDTH :]
         seen = v.see(obs)
         now = v.hand_value(seen.hand, seen.wild_rank)
         assert g[glob["penalty"]] == np.float32(now / 25.0)

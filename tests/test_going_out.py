@@ -71,12 +71,17 @@ def melded_hand(rnd: random.Random, rules: Rules, wild_rank: int) -> list[int]:
             meld = [_kind(1 if p == 14 else p, suit) for p in range(low, low + length)]
         for i in range(len(meld)):
             if rnd.random() < 0.25:
-                wilds = [JOKER] if rules.jokers_per_deck and rnd.random() < 0.5 else [
-                    _kind(wild_rank, s) for s in range(4)]
+                wilds = (
+                    [JOKER]
+                    if rules.jokers_per_deck and rnd.random() < 0.5
+                    else [_kind(wild_rank, s) for s in range(4)]
+                )
                 meld[i] = rnd.choice(wilds)
         cards += meld
-    cards += [rnd.randrange(NUM_KINDS if rules.jokers_per_deck else JOKER)
-              for _ in range(rnd.choice([1, 1, 1, 2]))]
+    cards += [
+        rnd.randrange(NUM_KINDS if rules.jokers_per_deck else JOKER)
+        for _ in range(rnd.choice([1, 1, 1, 2]))
+    ]
     if rnd.random() < 0.4:  # one card fewer: a near miss
         cards.pop(rnd.randrange(len(cards)))
     return cards
@@ -93,8 +98,9 @@ def test_go_out_discards_equal_solver_on_every_discard(rules):
         if rnd.random() < 0.5:
             # Clustered hands: few ranks and suits, so that going out is often possible.
             low = rnd.randint(1, 10)
-            pool = [c for c in deck if c == 52 or (c.rank in range(low, low + 5)
-                                                   and c.suit in "HS")] or deck
+            pool = [
+                c for c in deck if c == 52 or (c.rank in range(low, low + 5) and c.suit in "HS")
+            ] or deck
             hand = rnd.sample(pool, min(size, len(pool)))
         else:
             hand = rnd.sample(deck, size)

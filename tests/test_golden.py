@@ -40,8 +40,9 @@ SEP = make_golden.SEP
 def read(path: Path) -> tuple[dict, list[tuple[int, str]]]:
     """The header of a golden file and its other lines, with their line numbers (from 1)."""
     with gzip.open(path, "rt") as f:
-        numbered = [(i, line) for i, line in enumerate(f.read().splitlines(), 1)
-                    if not line.startswith("#")]
+        numbered = [
+            (i, line) for i, line in enumerate(f.read().splitlines(), 1) if not line.startswith("#")
+        ]
     (_, first), rest = numbered[0], numbered[1:]
     assert first.startswith("header "), f"{path.name}: no header line"
     return json.loads(first.removeprefix("header ")), rest
@@ -61,8 +62,9 @@ def _json_difference(want, got, path: str = "") -> str:
     if isinstance(want, dict) and isinstance(got, dict):
         for key in sorted(set(want) | set(got)):
             if want.get(key, "(missing)") != got.get(key, "(missing)"):
-                return _json_difference(want.get(key, "(missing)"), got.get(key, "(missing)"),
-                                        f"{path}.{key}")
+                return _json_difference(
+                    want.get(key, "(missing)"), got.get(key, "(missing)"), f"{path}.{key}"
+                )
     elif isinstance(want, list) and isinstance(got, list):
         for i in range(max(len(want), len(got))):
             a = want[i] if i < len(want) else "(missing)"
@@ -79,14 +81,18 @@ def _field_difference(key: str, want: str, got: str, num_players: int) -> str:
         b = dict(p.split(":") for p in got.split())
         index = min(int(i) for i in set(a) | set(b) if a.get(i) != b.get(i))
         layout = (observation_layout if key == "obs" else state_layout)(num_players)
-        return (f"{key}[{index}] ({_vector_item(index, layout)}): recorded "
-                f"{a.get(str(index), '0')}, replay {b.get(str(index), '0')}")
+        return (
+            f"{key}[{index}] ({_vector_item(index, layout)}): recorded "
+            f"{a.get(str(index), '0')}, replay {b.get(str(index), '0')}"
+        )
     if key == "info":
         return "info: " + _json_difference(json.loads(want), json.loads(got))
     if key == "mask":
         a, b = set(want.split(",")) - {""}, set(got.split(",")) - {""}
-        return (f"mask: legal only in the record {sorted(a - b, key=int)}, "
-                f"only in the replay {sorted(b - a, key=int)}")
+        return (
+            f"mask: legal only in the record {sorted(a - b, key=int)}, "
+            f"only in the replay {sorted(b - a, key=int)}"
+        )
     return f"{key}: recorded {want!r}, replay {got!r}"
 
 
@@ -105,8 +111,9 @@ def difference(want: str, got: str, num_players: int) -> str:
     if kind != got.split(" ", 1)[0] or not (kind.isdigit() or kind == "end"):
         return f"recorded {want[:200]!r}, replay {got[:200]!r}"
     if kind == "end":
-        return "end of episode, " + _json_difference(json.loads(want.split(" ", 2)[2]),
-                                                      json.loads(got.split(" ", 2)[2]))
+        return "end of episode, " + _json_difference(
+            json.loads(want.split(" ", 2)[2]), json.loads(got.split(" ", 2)[2])
+        )
     want_fields, got_fields = step_fields(want), step_fields(got)
     for (key, a), (key_b, b) in zip(want_fields, got_fields):
         if key != key_b:
@@ -130,8 +137,9 @@ def test_replay_matches_golden(path):
     assert head["name"] == path.name.removesuffix(".txt.gz")
     num_players = head["kwargs"].get("num_players", 2)
     actions = iter([make_golden.step_action(line) for _, line in lines if line[0].isdigit()])
-    replay = make_golden.playthrough(head["kwargs"], head["seed"], head["episodes"],
-                                     actions=actions)
+    replay = make_golden.playthrough(
+        head["kwargs"], head["seed"], head["episodes"], actions=actions
+    )
     step = None  # the last step line compared: (step, line number)
     for number, want in lines:
         try:
@@ -152,11 +160,12 @@ def test_replay_matches_golden(path):
     try:
         extra = next(replay, None)
     except Exception as exc:  # more steps than recorded
-        pytest.fail(f"{path.name}: {_playing(step)}: the replay goes on after the last line: "
-                    f"{type(exc).__name__}: {exc}")
+        pytest.fail(
+            f"{path.name}: {_playing(step)}: the replay goes on after the last line: "
+            f"{type(exc).__name__}: {exc}"
+        )
     assert extra is None, f"{path.name}: the replay goes on after the last line: {extra[:80]!r}"
 
 
 def _playing(step: tuple[str, int] | None) -> str:
-    return "before the first step" if step is None else (
-        f"playing step {step[0]} (line {step[1]})")
+    return "before the first step" if step is None else (f"playing step {step[0]} (line {step[1]})")

@@ -25,15 +25,22 @@ sys.meta_path.insert(0, Block())
 
 
 def run(code: str) -> str:
-    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT,
-                            capture_output=True, text=True, timeout=120,
-                            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout
 
 
 def test_engine_solver_and_rules_import_without_gymnasium_and_pettingzoo():
-    out = run(BLOCK + """
+    out = run(
+        BLOCK
+        + """
         import tt_env.engine, tt_env.melds, tt_env.rules, tt_env.cards, tt_env.going_out
         import tt_env.actions, tt_env.observation
         from tt_env import Rules, parse_cards
@@ -49,7 +56,8 @@ def test_engine_solver_and_rules_import_without_gymnasium_and_pettingzoo():
         except ModuleNotFoundError as exc:
             print("env needs", exc.name)
         print(sorted(m for m in sys.modules if m.startswith(("gymnasium", "pettingzoo"))))
-    """.replace("\n        ", "\n"))
+    """.replace("\n        ", "\n")
+    )
     assert out.split("\n")[:3] == ["9 11", "env needs gymnasium", "[]"]
 
 

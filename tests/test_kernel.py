@@ -8,11 +8,16 @@ and check the cases where it must hand over to the exact search.
 
 import numpy as np
 import pytest
-
 from brute_force import brute_force_points
+
 from tt_env.cards import make_deck, parse_cards, to_counts
 from tt_env.melds import (
-    _kernel, clear_cache, discard_penalties, draw_penalties, min_penalty, solve,
+    _kernel,
+    clear_cache,
+    discard_penalties,
+    draw_penalties,
+    min_penalty,
+    solve,
 )
 from tt_env.rules import Rules
 
@@ -44,12 +49,15 @@ def python_values(hands, wild_rank, rules, joker_penalty=None):
 def random_hands(rules, n, sizes, seed):
     rng = np.random.default_rng(seed)
     deck = make_deck(rules.decks, rules.jokers_per_deck)
-    return [to_counts(deck[i] for i in rng.permutation(len(deck))[:rng.choice(sizes)])
-            for _ in range(n)]
+    return [
+        to_counts(deck[i] for i in rng.permutation(len(deck))[: rng.choice(sizes)])
+        for _ in range(n)
+    ]
 
 
 def kernel_of(rules, wild_rank, joker_penalty=None):
     from tt_env.melds import _config
+
     return _kernel.kernel_for(_config(rules, wild_rank, joker_penalty))
 
 
@@ -75,7 +83,7 @@ def test_kernel_deadwood_is_a_best_arrangement_with_the_costliest_card():
         pen = np.array(rules.penalty_table(wild_rank))
         for h in random_hands(rules, 300, [10, 13, 14], seed=5):
             value = kernel.plan(bytes(h))
-            dead = kernel.ws[jit.W_DEAD:jit.W_DEAD + 53]
+            dead = kernel.ws[jit.W_DEAD : jit.W_DEAD + 53]
             assert (dead <= np.array(h)).all()
             assert int((dead * pen).sum()) == value
             md = int(kernel.ws[jit.W_MD])
@@ -153,8 +161,9 @@ def test_status_line_names_the_kernel():
         _kernel.set_enabled(True)
 
 
-@pytest.mark.parametrize("name", ["standard", "two-decks", "jokers", "aces-high-two-decks",
-                                  "court-unused-15"])
+@pytest.mark.parametrize(
+    "name", ["standard", "two-decks", "jokers", "aces-high-two-decks", "court-unused-15"]
+)
 def test_draw_penalties_equal_the_definition(name):
     # For every kind: add it, then the best discard (by min_penalty of each), on both paths.
     rules = NO_CAP_RULES[name]
@@ -167,8 +176,10 @@ def test_draw_penalties_equal_the_definition(name):
                 more = list(h)
                 more[x] += 1
                 expected[x] = min(
-                    min_penalty(tuple(more[:k] + [more[k] - 1] + more[k + 1:]), wild_rank, rules)
-                    for k in range(53) if more[k])
+                    min_penalty(tuple(more[:k] + [more[k] - 1] + more[k + 1 :]), wild_rank, rules)
+                    for k in range(53)
+                    if more[k]
+                )
             assert got == expected, (name, wild_rank, h)
 
 

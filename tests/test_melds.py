@@ -9,9 +9,6 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from brute_force import (
     brute_force_fewest_wilds,
     brute_force_is_meld,
@@ -25,9 +22,18 @@ from brute_force import (
     shape_wild_counts,
     wilds_in_laid_run,
 )
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from tt_env.cards import JOKER, Card, make_deck, parse_cards, to_counts
 from tt_env.melds import (
-    Arrangement, MeldShape, discard_penalties, is_meld, lay_off, min_penalty, solve,
+    Arrangement,
+    MeldShape,
+    discard_penalties,
+    is_meld,
+    lay_off,
+    min_penalty,
+    solve,
 )
 from tt_env.rules import Rules
 
@@ -49,8 +55,9 @@ def check_arrangement(arrangement, cards, wild_rank, rules, joker_penalty=None):
             assert wilds_in_laid_run(meld, shape.suit, shape.low, wild_rank, rules) == shape.wilds
         assert brute_force_is_meld(meld, wild_rank, rules), meld
         check_shape(meld, is_meld(meld, wild_rank, rules), wild_rank, rules)
-    expected = sum(deadwood_penalty(c, wild_rank, rules, joker_penalty)
-                   for c in arrangement.deadwood)
+    expected = sum(
+        deadwood_penalty(c, wild_rank, rules, joker_penalty) for c in arrangement.deadwood
+    )
     assert arrangement.points == expected
 
 
@@ -108,7 +115,13 @@ def test_run_of_three():
     assert solve("3H 4H 5H KS", wild_rank=7).points == 10
     shape = shape_of("3H 4H 5H", 7)
     assert (shape.kind, shape.suit, shape.low, shape.high, shape.wilds, shape.size) == (
-        "run", HEARTS, 3, 5, 0, 3)
+        "run",
+        HEARTS,
+        3,
+        5,
+        0,
+        3,
+    )
 
 
 def test_run_needs_one_suit():
@@ -262,8 +275,9 @@ def test_max_wilds_per_meld_two():
     shape = shape_of("4H 3S 3D 7H", 3, rules)
     assert (shape.kind, shape.low, shape.high, shape.wilds) == ("run", 4, 7, 2)
     # 5H with three jokers needs three wilds: 5H JK JK is a meld, one joker is left: 20.
-    assert points("5H JK JK JK", 9, Rules(max_wilds_per_meld=2, jokers_per_deck=2,
-                                          num_decks=2)) == 20
+    assert (
+        points("5H JK JK JK", 9, Rules(max_wilds_per_meld=2, jokers_per_deck=2, num_decks=2)) == 20
+    )
 
 
 def test_unused_wild_penalty():
@@ -428,8 +442,10 @@ def test_discard_penalties_scripted():
     assert by_name == {"3H": 21, "4H": 20, "5H": 19, "KS": 2, "2C": 10}
     # Going out: all but one card melds.
     assert min(result.values()) == 2
-    assert discard_penalties(to_counts(parse_cards("3H 4H 5H KS")), 7, Rules())[
-        parse_cards("KS")[0]] == 0
+    assert (
+        discard_penalties(to_counts(parse_cards("3H 4H 5H KS")), 7, Rules())[parse_cards("KS")[0]]
+        == 0
+    )
 
 
 # ---------------------------------------------------------------------------- lay_off
@@ -446,20 +462,25 @@ def check_lay_off(hand, table, wild_rank, rules=Rules(), joker_penalty=None):
     result = lay_off(cards, table, wild_rank, rules, joker_penalty=joker_penalty)
     arrangement = result.arrangement
     laid = [c for _, group in result.layoffs for c in group]
-    assert Counter(laid + [c for m in arrangement.melds for c in m]
-                   + list(arrangement.deadwood)) == Counter(cards)
+    assert Counter(
+        laid + [c for m in arrangement.melds for c in m] + list(arrangement.deadwood)
+    ) == Counter(cards)
     grown = {i: [] for i in range(len(table))}
     for i, group in result.layoffs:
         grown[i] += list(group)
     for i, group in grown.items():
         assert extension_ok(table[i], group, wild_rank, rules), (table[i], group)
         assert grown_shape_ok(table[i], result.table[i], group, wild_rank, rules), (
-            table[i], result.table[i], group)
+            table[i],
+            result.table[i],
+            group,
+        )
     assert len(result.table) == len(table)
     rest = list(arrangement.deadwood) + [c for m in arrangement.melds for c in m]
     check_arrangement(arrangement, rest, wild_rank, rules, joker_penalty)
-    assert arrangement.points == brute_force_lay_off_points(cards, table, wild_rank, rules,
-                                                            joker_penalty)
+    assert arrangement.points == brute_force_lay_off_points(
+        cards, table, wild_rank, rules, joker_penalty
+    )
     return result
 
 
@@ -521,10 +542,18 @@ def test_lay_off_never_wraps_and_aces_high():
     table = table_of("JH QH KH", wild_rank=5)
     assert check_lay_off("AH", table, 5).arrangement.points == 1
     high = Rules(aces_high=True)
-    assert check_lay_off("AH", table_of("JH QH KH", wild_rank=5, rules=high), 5,
-                         high).arrangement.points == 0
-    assert check_lay_off("AH 2H", table_of("JH QH KH", wild_rank=5, rules=high), 5,
-                         high).arrangement.points == 2
+    assert (
+        check_lay_off(
+            "AH", table_of("JH QH KH", wild_rank=5, rules=high), 5, high
+        ).arrangement.points
+        == 0
+    )
+    assert (
+        check_lay_off(
+            "AH 2H", table_of("JH QH KH", wild_rank=5, rules=high), 5, high
+        ).arrangement.points
+        == 2
+    )
 
 
 def test_lay_off_and_meld_the_rest():
@@ -547,19 +576,34 @@ OPTION_SETS = {
     "court-values": (Rules(court_values=True), None),
     "jokers": (Rules(jokers_per_deck=2), None),
     "jokers-cap-1-unused-15": (
-        Rules(jokers_per_deck=2, max_wilds_per_meld=1, unused_wild_penalty=15), None),
+        Rules(jokers_per_deck=2, max_wilds_per_meld=1, unused_wild_penalty=15),
+        None,
+    ),
     "jokers-joker-penalty-0": (Rules(jokers_per_deck=2, joker_layoff=True), 0),
     "all-wild-melds": (Rules(all_wild_melds=True, jokers_per_deck=2), None),
     "all-wild-melds-cap-3": (
-        Rules(all_wild_melds=True, max_wilds_per_meld=3, jokers_per_deck=2, num_decks=2), None),
+        Rules(all_wild_melds=True, max_wilds_per_meld=3, jokers_per_deck=2, num_decks=2),
+        None,
+    ),
     "two-decks": (Rules(num_decks=2), None),
     "two-decks-cap-2-aces-high": (Rules(num_decks=2, max_wilds_per_meld=2, aces_high=True), None),
     "three-decks-jokers": (Rules(num_decks=3, jokers_per_deck=2), None),
     "three-decks-all-wild-court": (
-        Rules(num_decks=3, all_wild_melds=True, court_values=True, unused_wild_penalty=15), None),
+        Rules(num_decks=3, all_wild_melds=True, court_values=True, unused_wild_penalty=15),
+        None,
+    ),
     "everything": (
-        Rules(num_decks=2, jokers_per_deck=2, aces_high=True, court_values=True,
-              unused_wild_penalty=15, all_wild_melds=True, max_wilds_per_meld=3), 0),
+        Rules(
+            num_decks=2,
+            jokers_per_deck=2,
+            aces_high=True,
+            court_values=True,
+            unused_wild_penalty=15,
+            all_wild_melds=True,
+            max_wilds_per_meld=3,
+        ),
+        0,
+    ),
 }
 
 EXAMPLES_PER_OPTION_SET = 120
@@ -568,14 +612,23 @@ EXAMPLES_PER_OPTION_SET = 120
 def examples(n):
     """Hypothesis settings for ``n`` hands: reproducible (CI), no deadline (the brute force)."""
     return settings(
-        max_examples=n, deadline=None, derandomize=True, database=None, print_blob=True,
+        max_examples=n,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        print_blob=True,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
 
 
 @st.composite
-def deals(draw, rules, sizes=st.integers(0, 12) | st.integers(4, 12), clustered=st.booleans(),
-          wild_ranks=st.integers(1, 13)):
+def deals(
+    draw,
+    rules,
+    sizes=st.integers(0, 12) | st.integers(4, 12),
+    clustered=st.booleans(),
+    wild_ranks=st.integers(1, 13),
+):
     """A wild rank and a hand drawn from the decks ``rules`` play with.
 
     Half the hands are uniform; the other half come from a few adjacent ranks (possibly
@@ -588,11 +641,9 @@ def deals(draw, rules, sizes=st.integers(0, 12) | st.integers(4, 12), clustered=
         low = draw(st.integers(1, 13))
         ranks = {(low - 1 + i) % 13 + 1 for i in range(draw(st.integers(2, 5)))}
         suits = set(draw(st.lists(st.sampled_from("CDHS"), min_size=1, max_size=2)))
-        pool = [c for c in pool
-                if is_wild(c, wild_rank) or (c.rank in ranks and c.suit in suits)]
+        pool = [c for c in pool if is_wild(c, wild_rank) or (c.rank in ranks and c.suit in suits)]
     size = min(draw(sizes), len(pool))
-    picks = draw(st.lists(st.integers(0, len(pool) - 1), unique=True,
-                          min_size=size, max_size=size))
+    picks = draw(st.lists(st.integers(0, len(pool) - 1), unique=True, min_size=size, max_size=size))
     return wild_rank, [pool[i] for i in picks]
 
 
@@ -700,8 +751,11 @@ def test_lay_off_matches_brute_force(data):
     wild_rank = data.draw(st.integers(1, 13))
     # The hand and the table come from one clustered deal, so that cards often fit the
     # table melds: the first cards are the hand, the melds of the others the table.
-    _, cards = data.draw(deals(rules, sizes=st.integers(6, 14), clustered=st.just(True),
-                               wild_ranks=st.just(wild_rank)))
+    _, cards = data.draw(
+        deals(
+            rules, sizes=st.integers(6, 14), clustered=st.just(True), wild_ranks=st.just(wild_rank)
+        )
+    )
     split = data.draw(st.integers(1, 5))
     hand = cards[:split]
     table = solve(cards[split:], wild_rank, rules).shapes[:3]
@@ -717,6 +771,9 @@ def test_lay_off_matches_brute_force(data):
         group = [c for j, g in result.layoffs if j == i for c in g]
         assert extension_ok(shape, group, wild_rank, rules), (shape, group)
         assert grown_shape_ok(shape, result.table[i], group, wild_rank, rules), (
-            shape, result.table[i], group)
+            shape,
+            result.table[i],
+            group,
+        )
     assert len(result.table) == len(table)
     check_arrangement(result.arrangement, rest, wild_rank, rules, joker_penalty)

@@ -41,8 +41,9 @@ def tiny_model(path: Path, rules: Rules, lookahead: bool = False, seed: int = 0)
     features = CardFeatures(rules, lookahead=lookahead)
     kwargs = {"global_width": features.global_width, "card_hidden": 8, "trunk_hidden": 8}
     rng = np.random.default_rng(seed)
-    weights = {name: rng.normal(0, 0.3, shape) for name, shape in
-               parameter_shapes(**kwargs).items()}
+    weights = {
+        name: rng.normal(0, 0.3, shape) for name, shape in parameter_shapes(**kwargs).items()
+    }
     return save_model(path, weights, build_metadata(rules, features, kwargs))
 
 
@@ -67,8 +68,9 @@ def test_a_saved_model_reloads_with_its_weights_and_metadata(tmp_path):
     path = tiny_model(tmp_path / "m.npz", Rules(), seed=4)
     model = load_model(path)
     assert model.rules == Rules() and model.metadata["num_players"] == 2
-    assert set(model.weights) == set(parameter_shapes(global_width=model.features.global_width,
-                                                      card_hidden=8, trunk_hidden=8))
+    assert set(model.weights) == set(
+        parameter_shapes(global_width=model.features.global_width, card_hidden=8, trunk_hidden=8)
+    )
     x = np.random.default_rng(0).normal(size=(3, model.features.size))
     logits, value = model.net.actor(x), model.net.critic(x)
     assert logits.shape == (3, 108) and value.shape == (3, 1)
@@ -251,8 +253,9 @@ def test_the_shipped_model_plays_without_torch():
         "assert 'torch' not in [m for m, v in sys.modules.items() if v is not None]\n"
         "print(len(r.results))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=ROOT, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["2"]
 
@@ -308,7 +311,7 @@ def test_deeply_nested_metadata_is_a_model_error(tmp_path):
     for depth, message in ((100_000, "nested too deeply"), (40, "nested more than 32 deep")):
         nested = "[" * depth + "]" * depth
         out = tmp_path / f"nested{depth}.npz"
-        np.savez(out, **{**arrays, "__metadata__": np.array('{"x": %s}' % nested)})
+        np.savez(out, **{**arrays, "__metadata__": np.array(f'{{"x": {nested}}}')})
         with pytest.raises(ModelError, match=message):
             load_model(out)
 

@@ -100,8 +100,9 @@ def test_no_leak_hidden_cards_never_change_an_observation(seat):
         oa, ob = env_a.observe(me), env_b.observe(me)
         assert np.array_equal(oa["observation"], ob["observation"])
         assert np.array_equal(oa["action_mask"], ob["action_mask"])
-        assert np.array_equal(encode(env_a.game.view(seat), rules),
-                              encode(env_b.game.view(seat), rules))
+        assert np.array_equal(
+            encode(env_a.game.view(seat), rules), encode(env_b.game.view(seat), rules)
+        )
 
     same()
     assert not env_a.observe(me)["action_mask"].any()  # not on turn: all zeros

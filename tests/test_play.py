@@ -58,8 +58,7 @@ def test_hand_is_shown_with_its_melds():
 
 
 def test_three_players_and_a_seat():
-    status, text, _ = run(SHORT + ["--opponents", "random,counting", "--seat", "2"],
-                          ["1"] * 60)
+    status, text, _ = run(SHORT + ["--opponents", "random,counting", "--seat", "2"], ["1"] * 60)
     assert status == 0
     assert "counting (seat 1)" in text and "You are seat 2" in text
 
@@ -82,8 +81,11 @@ def test_answers_in_words_and_numbers():
     from tt_env.actions import discard_action, go_out_action
     from tt_env.cards import parse_card
 
-    legal = [discard_action(parse_card("7H")), discard_action(parse_card("TS")),
-             go_out_action(parse_card("TS"))]
+    legal = [
+        discard_action(parse_card("7H")),
+        discard_action(parse_card("TS")),
+        go_out_action(parse_card("TS")),
+    ]
     assert play.parse_answer("2", legal) == legal[1]
     assert play.parse_answer("discard 7♥", legal) == legal[0]
     assert play.parse_answer("discard 10s", legal) == legal[1]
@@ -105,23 +107,26 @@ def test_runs_are_shown_in_order_with_wilds_where_they_stand():
     from tt_env.cards import parse_cards
     from tt_env.rules import Rules
 
-    game = play.TerminalGame(Rules(aces_high=True), ["random"], seed=0, pretty=False,
-                             out=io.StringIO())
+    game = play.TerminalGame(
+        Rules(aces_high=True), ["random"], seed=0, pretty=False, out=io.StringIO()
+    )
     assert game.arranged(parse_cards("AH KH QH"), 3) == ("[QH KH AH]", 0)
     assert game.arranged(parse_cards("6H 4H 9S 2C"), 9)[0] == "[4H 9S* 6H]  loose: 2C"
 
 
 def test_bad_options(capsys):
-    assert play.main(["--opponents", "nobody"] + SHORT, input_fn=scripted([]),
-                     out=io.StringIO()) == 2
+    assert (
+        play.main(["--opponents", "nobody"] + SHORT, input_fn=scripted([]), out=io.StringIO()) == 2
+    )
     error = capsys.readouterr().err
     assert "unknown agent 'nobody'" in error and "ppo_2p_standard" in error  # models by name
 
 
 def test_tt_play_with_scripted_stdin():
     cmd = [sys.executable, "-m", "tt_env.play", *SHORT, "--opponents", "greedy"]
-    done = subprocess.run(cmd, cwd=ROOT, input="take\n" + "1\n" * 40, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        cmd, cwd=ROOT, input="take\n" + "1\n" * 40, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert "Game over" in done.stdout
     assert "Traceback" not in done.stderr

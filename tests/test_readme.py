@@ -73,8 +73,11 @@ def test_readme_leaderboard_is_the_plain_output_of_tt_arena():
     block = README.split("<!-- leaderboard -->\n```text\n", 1)[1].split("\n```\n", 1)[0]
     lines = block.splitlines()
     assert lines[0].startswith("$ tt-arena ") and lines[0].endswith(" --plain")
-    assert re.match(r"tt-arena: \d+ games = \d+ deals x \d+ tables \(every 2 of the 4 agents\) "
-                    r"x 2 seat rotations; episode=game, seed=0, standard rules; ", lines[1])
+    assert re.match(
+        r"tt-arena: \d+ games = \d+ deals x \d+ tables \(every 2 of the 4 agents\) "
+        r"x 2 seat rotations; episode=game, seed=0, standard rules; ",
+        lines[1],
+    )
     assert re.split(r"\s{2,}", lines[3].strip()) == list(arena.TournamentResult._COLUMNS)
     assert arena._LEGEND in lines and arena._PAIR_TITLE + ":" in lines
     agents = [re.split(r"\s{2,}", line)[1] for line in lines[5:9]]

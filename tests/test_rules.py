@@ -120,8 +120,9 @@ def test_automatic_decks_two_three_four_players():
 @pytest.mark.parametrize("extra_rounds", [0, 1, 2])
 @pytest.mark.parametrize("jokers_per_deck", [0, 2])
 def test_automatic_decks_leave_20_cards_in_the_stock(num_players, extra_rounds, jokers_per_deck):
-    rules = Rules(num_players=num_players, extra_rounds=extra_rounds,
-                  jokers_per_deck=jokers_per_deck)
+    rules = Rules(
+        num_players=num_players, extra_rounds=extra_rounds, jokers_per_deck=jokers_per_deck
+    )
     largest = 13 + extra_rounds
     assert max(r.cards for r in rules.rounds) == largest == rules.max_cards
 
@@ -133,8 +134,12 @@ def test_automatic_decks_leave_20_cards_in_the_stock(num_players, extra_rounds, 
     assert stock(rules.decks) >= 20
     # The fewest such decks.
     assert rules.decks == minimum or stock(rules.decks - 1) < 20
-    Rules(num_players=num_players, extra_rounds=extra_rounds,
-          jokers_per_deck=jokers_per_deck, num_decks=rules.decks)  # valid as an explicit value
+    Rules(
+        num_players=num_players,
+        extra_rounds=extra_rounds,
+        jokers_per_deck=jokers_per_deck,
+        num_decks=rules.decks,
+    )  # valid as an explicit value
 
 
 def test_automatic_decks_examples():
@@ -189,8 +194,18 @@ def test_penalty_table_default():
     rules = Rules()
     table = rules.penalty_table(7)
     assert len(table) == 53
-    expected = {"AC": 1, "2D": 2, "5H": 5, "9S": 9, "TC": 10, "JD": 10, "QH": 10, "KS": 10,
-                "7H": 7, "7C": 7}
+    expected = {
+        "AC": 1,
+        "2D": 2,
+        "5H": 5,
+        "9S": 9,
+        "TC": 10,
+        "JD": 10,
+        "QH": 10,
+        "KS": 10,
+        "7H": 7,
+        "7C": 7,
+    }
     for name, points in expected.items():
         assert table[parse_card(name)] == points, name
     assert table[JOKER] == 20

@@ -23,6 +23,7 @@ from tt_env.engine import (
 )
 from tt_env.rules import Rules
 
+
 def card(name: str):
     return parse_cards(name)[0]
 
@@ -60,8 +61,9 @@ def test_decks_chosen_automatically_with_enough_stock():
 
 
 def test_several_decks_hand_may_hold_identical_cards():
-    game = scripted(Rules(num_decks=2), hands=["7H 7H 7S", "2C 9D KD"], stock="5C QD",
-                    discard_pile="4S")
+    game = scripted(
+        Rules(num_decks=2), hands=["7H 7H 7S", "2C 9D KD"], stock="5C QD", discard_pile="4S"
+    )
     play(game, "draw stock")
     assert game.hand_counts(0)[card("7H")] == 2
     assert GO_OUT[card("QD")] in game.legal_moves()  # 7H 7H 7S is a set
@@ -149,15 +151,20 @@ def test_card_taken_from_discard_pile_may_not_be_discarded_same_turn():
     assert DISCARD[card("QH")] not in game.legal_moves()
     with pytest.raises(IllegalMoveError, match="just taken"):
         game.apply("discard QH")
-    game2 = scripted(Rules(num_decks=2), hands=["QH 5H 9C", "KC KD 2S"], stock="TC",
-                     discard_pile="QH")
+    game2 = scripted(
+        Rules(num_decks=2), hands=["QH 5H 9C", "KC KD 2S"], stock="TC", discard_pile="QH"
+    )
     play(game2, "take discard")
     assert DISCARD[card("QH")] in game2.legal_moves()  # an identical card held from before
 
 
 def test_discard_drawn_upcard_option():
-    game = scripted(Rules(discard_drawn_upcard=True), hands=["4H 5H 9C", "KC KD 2S"],
-                    stock="TC", discard_pile="QH")
+    game = scripted(
+        Rules(discard_drawn_upcard=True),
+        hands=["4H 5H 9C", "KC KD 2S"],
+        stock="TC",
+        discard_pile="QH",
+    )
     play(game, "take discard", "discard QH")
     assert game.top_discard == card("QH")
 
@@ -196,8 +203,12 @@ def test_arranged_hands_hold_a_card_each():
 
 
 def test_turn_cap_ends_round_nobody_out():
-    game = scripted(Rules(max_turns_per_round=3), hands=["4H 5H 9C", "KC KD 2S"],
-                    stock="2H 3S TC 8D 7D", discard_pile="QH")
+    game = scripted(
+        Rules(max_turns_per_round=3),
+        hands=["4H 5H 9C", "KC KD 2S"],
+        stock="2H 3S TC 8D 7D",
+        discard_pile="QH",
+    )
     play(game, "draw stock", "discard 7D", "draw stock", "discard 8D", "draw stock")
     assert not game.round_results
     play(game, "discard 9C")
@@ -208,8 +219,12 @@ def test_turn_cap_ends_round_nobody_out():
 
 # ---------------------------------------------------------------- after someone goes out
 def test_every_other_player_gets_exactly_one_final_turn():
-    game = scripted(Rules(num_players=3), hands=["4H 5H 6H", "KC KD 2S", "9S 9H 5C"],
-                    stock="AD 2D TC 9D 7S", discard_pile="QH")
+    game = scripted(
+        Rules(num_players=3),
+        hands=["4H 5H 6H", "KC KD 2S", "9S 9H 5C"],
+        stock="AD 2D TC 9D 7S",
+        discard_pile="QH",
+    )
     play(game, "draw stock", "go out, discard 7S")
     play(game, "draw stock", "discard 2S")
     assert not game.round_results and game.current == 2
@@ -222,8 +237,12 @@ def test_every_other_player_gets_exactly_one_final_turn():
 def test_best_arrangement_is_used_at_scoring():
     # Round 4, sixes wild. Seat 1 ends with 7C 8C 9C 9D 9S KD: the run 7C 8C 9C leaves
     # 9 + 9 + 10 = 28, the set of nines leaves 7 + 8 + 10 = 25: the set is used.
-    game = scripted(round_index=3, hands=["4H 5H 6H 7H 8H 9H", "7C 8C 9C 9D 9S KD"],
-                    stock="2D 7S", discard_pile="QH")
+    game = scripted(
+        round_index=3,
+        hands=["4H 5H 6H 7H 8H 9H", "7C 8C 9C 9D 9S KD"],
+        stock="2D 7S",
+        discard_pile="QH",
+    )
     play(game, "draw stock", "go out, discard 7S", "draw stock", "discard 2D")
     result = game.round_results[0]
     assert result.penalties == (0, 25)
@@ -245,9 +264,15 @@ def test_equal_lowest_totals_share_the_win():
         game.apply(DRAW_STOCK)
         game.apply(next(m for m in game.legal_moves() if m.kind == MoveKind.DISCARD))
     game.scores = [40, 40]
-    game.arrange(current=0, hands=["4H 5H 6H" + " 2C 3C 4C 5C 6C 7C 8C 9C TC JC",
-                        "4D 5D 6D" + " 2S 3S 4S 5S 6S 7S 8S 9S TS JS"],
-                 stock="KC KH", discard_pile="AD")
+    game.arrange(
+        current=0,
+        hands=[
+            "4H 5H 6H" + " 2C 3C 4C 5C 6C 7C 8C 9C TC JC",
+            "4D 5D 6D" + " 2S 3S 4S 5S 6S 7S 8S 9S TS JS",
+        ],
+        stock="KC KH",
+        discard_pile="AD",
+    )
     play(game, "draw stock", "go out, discard KH", "draw stock", "go out, discard KC")
     assert game.is_over and game.scores == [40, 40] and game.winners == [0, 1]
 
@@ -265,8 +290,7 @@ def test_max_wilds_per_meld_option():
 
 def test_unused_wild_penalty_option():
     def final_penalty(rules):
-        game = scripted(rules, hands=["4H 5H 6H", "3C KD 9S"], stock="2C 7S",
-                        discard_pile="QH")
+        game = scripted(rules, hands=["4H 5H 6H", "3C KD 9S"], stock="2C 7S", discard_pile="QH")
         play(game, "draw stock", "go out, discard 7S", "draw stock", "discard 2C")
         return game.round_results[0].penalties[1]
 
@@ -281,15 +305,17 @@ def test_aces_high_option():
         return GO_OUT[card("7S")] in game.legal_moves()
 
     assert can_go_out(Rules(aces_high=True)) and not can_go_out(Rules())
-    game = scripted(Rules(aces_high=True), hands=["4H 5H 6H", "AC KD 9S"], stock="2D 7S",
-                    discard_pile="QH")
+    game = scripted(
+        Rules(aces_high=True), hands=["4H 5H 6H", "AC KD 9S"], stock="2D 7S", discard_pile="QH"
+    )
     play(game, "draw stock", "go out, discard 7S", "draw stock", "discard 2D")
     assert game.round_results[0].penalties[1] == 15 + 10 + 9
 
 
 def test_court_values_option():
-    game = scripted(Rules(court_values=True), hands=["4H 5H 6H", "JC QD KS"], stock="2D 7S",
-                    discard_pile="9H")
+    game = scripted(
+        Rules(court_values=True), hands=["4H 5H 6H", "JC QD KS"], stock="2D 7S", discard_pile="9H"
+    )
     play(game, "draw stock", "go out, discard 7S", "draw stock", "discard 2D")
     assert game.round_results[0].penalties[1] == 11 + 12 + 13
 
@@ -301,7 +327,10 @@ def test_extra_rounds_option():
         game.apply(DRAW_STOCK)
         game.apply(next(m for m in game.legal_moves() if m.kind == MoveKind.DISCARD))
     assert [(r.cards_dealt, r.wild_rank) for r in game.round_results][-3:] == [
-        (13, 13), (14, 1), (15, 1)]
+        (13, 13),
+        (14, 1),
+        (15, 1),
+    ]
 
 
 def test_there_and_back_option():
@@ -326,8 +355,7 @@ def test_jokers_per_deck_option():
 
 def test_joker_layoff_option():
     def penalty(rules):
-        game = scripted(rules, hands=["4H 5H 6H", "JK KD 2S"], stock="2D 7S",
-                        discard_pile="QH")
+        game = scripted(rules, hands=["4H 5H 6H", "JK KD 2S"], stock="2D 7S", discard_pile="QH")
         play(game, "draw stock", "go out, discard 7S", "draw stock", "discard 2D")
         return game.round_results[0].penalties[1]
 
@@ -337,8 +365,7 @@ def test_joker_layoff_option():
 
 def test_redemption_option():
     def penalty(rules):
-        game = scripted(rules, hands=["4H 5H 6H", "7H KD 2S"], stock="2D 7S",
-                        discard_pile="QH")
+        game = scripted(rules, hands=["4H 5H 6H", "7H KD 2S"], stock="2D 7S", discard_pile="QH")
         play(game, "draw stock", "go out, discard 7S", "draw stock", "discard 2D")
         return game
 
@@ -365,8 +392,9 @@ def test_all_wild_melds_option():
     rules = dict(num_decks=2, jokers_per_deck=2)
 
     def can_go_out(**extra):
-        game = scripted(Rules(**rules, **extra), hands=["JK JK JK", "KC KD 2S"], stock="9S",
-                        discard_pile="QH")
+        game = scripted(
+            Rules(**rules, **extra), hands=["JK JK JK", "KC KD 2S"], stock="9S", discard_pile="QH"
+        )
         play(game, "draw stock")
         return GO_OUT[card("9S")] in game.legal_moves()
 
@@ -374,11 +402,16 @@ def test_all_wild_melds_option():
 
 
 def test_false_out_penalty_option():
-    game = scripted(Rules(false_out_penalty=20), hands=["4H 5H 9C", "KC KD 2S"],
-                    stock="2D TC 8D", discard_pile="QH")
+    game = scripted(
+        Rules(false_out_penalty=20),
+        hands=["4H 5H 9C", "KC KD 2S"],
+        stock="2D TC 8D",
+        discard_pile="QH",
+    )
     play(game, "draw stock")
     assert {m for m in game.legal_moves() if m.kind == MoveKind.GO_OUT} == {
-        GO_OUT[c] for c in parse_cards("4H 5H 9C 8D")}
+        GO_OUT[c] for c in parse_cards("4H 5H 9C 8D")
+    }
     play(game, "go out, discard 9C")  # 4H 5H 8D do not meld: a false go-out
     assert game.went_out is None and game.current == 1 and game.top_discard == card("9C")
 

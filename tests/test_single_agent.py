@@ -58,6 +58,7 @@ def test_rewards_add_up_to_minus_the_learners_final_score(num_players, seat):
     env = SingleAgentEnv(num_players=num_players, seat=seat, max_turns_per_round=3 * num_players)
     seats = set()
     for seed in range(3):
+
         def check_step(rounds_before, reward):
             # Each step brings exactly the learner's penalties of the rounds that ended in it.
             ended = env.game.round_results[rounds_before:]
@@ -245,8 +246,9 @@ def test_sb3_check_env_passes_with_the_defaults(sb3):
 
 
 def test_rgb_array_frames(sb3):
-    env = gymnasium.make(ENV_ID, render_mode="rgb_array", num_players=3, episode="round",
-                         max_turns_per_round=9)
+    env = gymnasium.make(
+        ENV_ID, render_mode="rgb_array", num_players=3, episode="round", max_turns_per_round=9
+    )
     obs, info = env.reset(seed=2)
     frames = [env.render()]
     terminated = False
@@ -264,10 +266,10 @@ def test_record_video_writes_a_short_video(tmp_path):
     pytest.importorskip("moviepy")
     from gymnasium.wrappers import RecordVideo
 
-    env = gymnasium.make(ENV_ID, render_mode="rgb_array", episode="round",
-                         max_turns_per_round=4)
-    env = RecordVideo(env, str(tmp_path / "videos"), episode_trigger=lambda episode: True,
-                      disable_logger=True)
+    env = gymnasium.make(ENV_ID, render_mode="rgb_array", episode="round", max_turns_per_round=4)
+    env = RecordVideo(
+        env, str(tmp_path / "videos"), episode_trigger=lambda episode: True, disable_logger=True
+    )
     obs, info = env.reset(seed=0)
     terminated = False
     while not terminated:
@@ -293,8 +295,13 @@ def test_make_vec_env_with_dummy_vec_env(sb3):
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    vec = make_vec_env(ENV_ID, n_envs=2, vec_env_cls=DummyVecEnv, seed=0,
-                       env_kwargs=dict(episode="round", opponents="greedy"))
+    vec = make_vec_env(
+        ENV_ID,
+        n_envs=2,
+        vec_env_cls=DummyVecEnv,
+        seed=0,
+        env_kwargs=dict(episode="round", opponents="greedy"),
+    )
     obs = vec.reset()
     for _ in range(20):
         masks = vec.env_method("action_masks")
@@ -311,7 +318,8 @@ def test_make_vec_env_with_subproc_vec_env_as_a_user_script(sb3, tmp_path):
     from pathlib import Path
 
     script = tmp_path / "train.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(
+        textwrap.dedent("""
         import numpy as np
         import tt_env
         from stable_baselines3.common.env_util import make_vec_env
@@ -326,18 +334,25 @@ def test_make_vec_env_with_subproc_vec_env_as_a_user_script(sb3, tmp_path):
                 obs, _, _, _ = vec.step(np.array([int(np.flatnonzero(m)[0]) for m in masks]))
             print(obs.shape, vec.get_images()[0].shape)
             vec.close()
-    """))
+    """)
+    )
     root = Path(__file__).resolve().parents[1]
-    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                            timeout=300, cwd=tmp_path,
-                            env={**__import__("os").environ, "PYTHONPATH": str(root)})
+    result = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env={**__import__("os").environ, "PYTHONPATH": str(root)},
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "(2, 413) (540, 960, 3)"
 
 
 def test_make_with_rules_and_options():
-    env = gymnasium.make(ENV_ID, rules="one-wild", num_players=4, opponents=["random", "greedy",
-                                                                             "counting"], seat=2)
+    env = gymnasium.make(
+        ENV_ID, rules="one-wild", num_players=4, opponents=["random", "greedy", "counting"], seat=2
+    )
     obs, info = env.reset(seed=0)
     base = env.unwrapped
     assert base.rules.num_players == 4 and base.rules.max_wilds_per_meld == 1
@@ -448,8 +463,16 @@ def test_maskable_ppo_never_takes_a_masked_action(sb3):
         return env
 
     vec = DummyVecEnv([make, make])
-    model = MaskablePPO("MlpPolicy", vec, n_steps=256, batch_size=128, n_epochs=2, seed=0,
-                        device="cpu", policy_kwargs=dict(net_arch=[64, 64]))
+    model = MaskablePPO(
+        "MlpPolicy",
+        vec,
+        n_steps=256,
+        batch_size=128,
+        n_epochs=2,
+        seed=0,
+        device="cpu",
+        policy_kwargs=dict(net_arch=[64, 64]),
+    )
     model.learn(total_timesteps=2048)
     taken = [t for r in recorders for t in r.taken]
     assert len(taken) >= 2048
@@ -497,10 +520,12 @@ def test_subproc_vec_env_with_masks_and_eval_callback(sb3, tmp_path):
             obs, rewards, dones, infos = vec.step(np.array(actions))
             assert obs.shape == (2, vec.observation_space.shape[0])
         eval_env = VecMonitor(SubprocVecEnv([_make()], start_method="spawn"))
-        callback = MaskableEvalCallback(eval_env, eval_freq=64, n_eval_episodes=2,
-                                        log_path=str(tmp_path), verbose=0)
-        model = MaskablePPO("MlpPolicy", vec, n_steps=128, batch_size=128, n_epochs=1, seed=0,
-                            device="cpu")
+        callback = MaskableEvalCallback(
+            eval_env, eval_freq=64, n_eval_episodes=2, log_path=str(tmp_path), verbose=0
+        )
+        model = MaskablePPO(
+            "MlpPolicy", vec, n_steps=128, batch_size=128, n_epochs=1, seed=0, device="cpu"
+        )
         model.learn(total_timesteps=256, callback=callback)
         assert len(callback.evaluations_results) == 2  # at 64 and 128 calls of 2 envs
         assert all(r <= 0 for rs in callback.evaluations_results for r in rs)  # penalties

@@ -15,6 +15,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
+from test_model import play_checked, tiny_model  # noqa: E402
+
 from tt_env import three_thirteen_v0  # noqa: E402
 from tt_env.actions import DISCARD_ACTION_BASE, GO_OUT_ACTION_BASE  # noqa: E402
 from tt_env.agents import GreedyAgent, make_agent  # noqa: E402
@@ -23,17 +25,16 @@ from tt_env.arena import run_tournament  # noqa: E402
 from tt_env.features import CARD_FEATURES, CARD_WIDTH, CardFeatures, feature_names  # noqa: E402
 from tt_env.model import ModelError, build_metadata, load_model, save_model  # noqa: E402
 from tt_env.rules import Rules  # noqa: E402
-from test_model import play_checked, tiny_model  # noqa: E402
 from tt_env.training import (  # noqa: E402
     TrainConfig,
     TrainingEnv,
     build_parser,
     config_from_args,
     config_to_toml,
+    learning_curve_figure,
     load_config_file,
     main,
     parse_pool,
-    learning_curve_figure,
     plot_run,
     train,
 )
@@ -44,12 +45,30 @@ CONFIG_DIR = Path(__file__).resolve().parents[1] / "training" / "config"
 
 def tiny_config(tmp_path: Path, **changes) -> TrainConfig:
     values = dict(
-        run_dir=str(tmp_path / "runs"), run_name="tiny", seed=3, vec_env="dummy", n_envs=2,
-        n_steps=256, batch_size=256, n_epochs=2, total_timesteps=1024, episode="round",
-        opponents="greedy=1,random=1,league=1", bc_teacher="greedy", bc_samples=300,
-        bc_epochs=1, bc_opponents="random", checkpoint_every=512, league_every=512,
-        eval_every=0, eval_games=2, eval_episode="round", eval_workers=1, progress_bar=False,
-        card_hidden=16, trunk_hidden=32,
+        run_dir=str(tmp_path / "runs"),
+        run_name="tiny",
+        seed=3,
+        vec_env="dummy",
+        n_envs=2,
+        n_steps=256,
+        batch_size=256,
+        n_epochs=2,
+        total_timesteps=1024,
+        episode="round",
+        opponents="greedy=1,random=1,league=1",
+        bc_teacher="greedy",
+        bc_samples=300,
+        bc_epochs=1,
+        bc_opponents="random",
+        checkpoint_every=512,
+        league_every=512,
+        eval_every=0,
+        eval_games=2,
+        eval_episode="round",
+        eval_workers=1,
+        progress_bar=False,
+        card_hidden=16,
+        trunk_hidden=32,
     )
     values.update(changes)
     return TrainConfig(**values)
@@ -63,15 +82,25 @@ def sb3_steps(checkpoint: Path) -> int:
 
 # ---------------------------------------------------------------------------------- end to end
 def test_short_run_saves_a_model_that_reloads_and_plays_legal_moves(tmp_path):
-    config = tiny_config(tmp_path, total_timesteps=2048, checkpoint_every=1024, eval_every=2048,
-                         eval_games=1)
+    config = tiny_config(
+        tmp_path, total_timesteps=2048, checkpoint_every=1024, eval_every=2048, eval_games=1
+    )
     model_path = train(config, command="tt-train (test)")
     root = model_path.parent
-    for name in ("config.toml", "command.txt", "progress.csv", "evaluations.csv", "bc.npz",
-                 "learning_curve.png", "state.json"):
+    for name in (
+        "config.toml",
+        "command.txt",
+        "progress.csv",
+        "evaluations.csv",
+        "bc.npz",
+        "learning_curve.png",
+        "state.json",
+    ):
         assert (root / name).exists(), name
     assert sorted(p.name for p in (root / "checkpoints").iterdir()) == [
-        "ckpt_000001024.zip", "ckpt_000002048.zip"]
+        "ckpt_000001024.zip",
+        "ckpt_000002048.zip",
+    ]
 
     evaluations = (root / "evaluations.csv").read_text().splitlines()
     assert [line.split(",")[0] for line in evaluations[1:]] == ["0", "2048"]
@@ -88,8 +117,9 @@ def test_short_run_saves_a_model_that_reloads_and_plays_legal_moves(tmp_path):
     agent = make_agent(str(model_path), 2)
     assert isinstance(agent, LearnedAgent) and agent.name == "model"
     # The arena raises ArenaError on any illegal action: a few rounds against two agents.
-    result = run_tournament([str(model_path), "random", "greedy"], Rules(), games=2, seed=1,
-                            seats=2, episode="round")
+    result = run_tournament(
+        [str(model_path), "random", "greedy"], Rules(), games=2, seed=1, seats=2, episode="round"
+    )
     assert len(result.results) == 2 * 3 * 2
     # And a whole game step by step, checking each action against the mask.
     assert play_checked(agent, seed=5, max_turns=20) > 0
@@ -98,8 +128,14 @@ def test_short_run_saves_a_model_that_reloads_and_plays_legal_moves(tmp_path):
 def test_warm_start_alone_is_evaluated_once_and_kept(tmp_path):
     """``--total-timesteps 0``: behaviour cloning only; the starting evaluation is not repeated
     as the final one, and the warm start is the model."""
-    config = tiny_config(tmp_path, total_timesteps=0, eval_every=512, eval_games=1,
-                         eval_opponents="random", output=str(tmp_path / "out.npz"))
+    config = tiny_config(
+        tmp_path,
+        total_timesteps=0,
+        eval_every=512,
+        eval_games=1,
+        eval_opponents="random",
+        output=str(tmp_path / "out.npz"),
+    )
     final = train(config, command="warm start only")
     rows = (final.parent / "evaluations.csv").read_text().splitlines()[1:]
     assert len(rows) == 1 and rows[0].split(",")[0] == "0" and rows[0].split(",")[2] == "random"
@@ -140,8 +176,9 @@ def test_numpy_network_computes_what_the_torch_network_computes(tmp_path):
     kwargs = {"global_width": features.global_width, "card_hidden": 16, "trunk_hidden": 24}
     torch.manual_seed(0)
     net = CardNet(**kwargs)
-    path = save_model(tmp_path / "m.npz", numpy_weights(net), build_metadata(rules, features,
-                                                                             kwargs))
+    path = save_model(
+        tmp_path / "m.npz", numpy_weights(net), build_metadata(rules, features, kwargs)
+    )
     model = load_model(path)
     env = three_thirteen_v0.raw_env()
     env.reset(seed=5)
@@ -171,7 +208,7 @@ def test_features_name_every_value_and_agree_with_greedy():
     checked = 0
     for seed in range(4):
         env.reset(seed=seed)
-        for name in env.agent_iter():
+        for _ in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)
@@ -224,7 +261,10 @@ def test_config_files_and_flags(tmp_path):
     with pytest.raises(ValueError, match="unknown setting"):
         load_config_file(bad)
     assert parse_pool("counting=0.4, greedy=0.6,league") == {
-        "counting": 0.4, "greedy": 0.6, "league": 1.0}
+        "counting": 0.4,
+        "greedy": 0.6,
+        "league": 1.0,
+    }
 
 
 @pytest.mark.parametrize("path", sorted(CONFIG_DIR.glob("*.*")), ids=lambda p: p.name)
@@ -239,10 +279,12 @@ def test_plot_of_a_run(tmp_path):
     root.mkdir()
     (root / "progress.csv").write_text(
         "timesteps,wall_time,opponents,episodes,mean_reward\n"
-        "100,1,all,5,-3\n100,1,greedy,5,-3\n200,2,all,5,-1\n200,2,greedy,5,-1\n")
+        "100,1,all,5,-3\n100,1,greedy,5,-3\n200,2,all,5,-1\n200,2,greedy,5,-1\n"
+    )
     (root / "evaluations.csv").write_text(
         "timesteps,wall_time,opponent,deals,games,diff,diff_low,diff_high,score,win_rate\n"
-        "200,2,greedy,10,20,-1.5,-4,1,40,0.55\n")
+        "200,2,greedy,10,20,-1.5,-4,1,40,0.55\n"
+    )
     out = plot_run(root)
     assert out.exists() and out.read_bytes()[:4] == b"\x89PNG"
 
@@ -254,11 +296,15 @@ def test_plot_shows_a_run_shorter_than_the_smoothing_window(tmp_path, rollouts):
     root = tmp_path / "run"
     root.mkdir()
     rows = "".join(f"{100 * (i + 1)},1,all,5,{-3 + i}\n" for i in range(rollouts))
-    (root / "progress.csv").write_text("timesteps,wall_time,opponents,episodes,mean_reward\n"
-                                       + rows)
+    (root / "progress.csv").write_text(
+        "timesteps,wall_time,opponents,episodes,mean_reward\n" + rows
+    )
     fig = learning_curve_figure(root, smooth=10)
-    dots = [[float(x) for x in line.get_xdata()] for line in fig.axes[0].get_lines()
-            if line.get_marker() == "o"]
+    dots = [
+        [float(x) for x in line.get_xdata()]
+        for line in fig.axes[0].get_lines()
+        if line.get_marker() == "o"
+    ]
     assert dots == [[100.0 * (i + 1) for i in range(rollouts)]]  # every rollout is a point
     plt.close(fig)
     assert plot_run(root).exists()

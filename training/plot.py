@@ -1,6 +1,6 @@
 """Plot a run's learning curve and evaluation scores as a PNG (``tt-train plot``).
 
-    python training/plot.py runs/<run name> [-o curve.png]
+python training/plot.py runs/<run name> [-o curve.png]
 """
 
 import sys

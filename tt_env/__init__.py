@@ -24,14 +24,25 @@ _ENTRY_POINT = "tt_env.single_agent:SingleAgentEnv"
 
 # name -> module that defines it (loaded on first access)
 _LAZY = {
-    "Card": "cards", "format_cards": "cards", "parse_card": "cards", "parse_cards": "cards",
-    "Rules": "rules", "SingleAgentEnv": "single_agent",
+    "Card": "cards",
+    "format_cards": "cards",
+    "parse_card": "cards",
+    "parse_cards": "cards",
+    "Rules": "rules",
+    "SingleAgentEnv": "single_agent",
 }
 _SUBMODULES = ("three_thirteen_v0",)
 
 __all__ = [
-    "Card", "ENV_ID", "Rules", "SingleAgentEnv", "format_cards", "parse_card", "parse_cards",
-    "three_thirteen_v0", "__version__",
+    "Card",
+    "ENV_ID",
+    "Rules",
+    "SingleAgentEnv",
+    "format_cards",
+    "parse_card",
+    "parse_cards",
+    "three_thirteen_v0",
+    "__version__",
 ]
 
 

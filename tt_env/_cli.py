@@ -12,7 +12,7 @@ import argparse
 import ast
 import dataclasses
 import inspect
-from functools import lru_cache
+from functools import cache
 
 from .rules import PRESETS, Rules
 
@@ -32,10 +32,12 @@ def one_line(message: object) -> str:
     """``str(message)`` on one line: control characters (a newline in a file name given on the
     command line) are shown escaped."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(message))
+
+
 _SEATS_FIELD = "num_players"  # given as --seats (arena) or --opponents (play)
 
 
-@lru_cache(maxsize=None)
+@cache
 def rule_field_help() -> dict[str, str]:
     """The docstring under each field of :class:`Rules` (read from its source), by field name."""
     try:
@@ -45,9 +47,13 @@ def rule_field_help() -> dict[str, str]:
     helps: dict[str, str] = {}
     body = tree.body[0].body  # type: ignore[attr-defined]
     for node, nxt in zip(body, body[1:]):
-        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
-                and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant)
-                and isinstance(nxt.value.value, str)):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(nxt, ast.Expr)
+            and isinstance(nxt.value, ast.Constant)
+            and isinstance(nxt.value.value, str)
+        ):
             helps[node.target.id] = " ".join(nxt.value.value.split())
     return helps
 
@@ -64,9 +70,14 @@ def _optional_int(text: str) -> int | None:
 def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--preset`` and one flag per :class:`Rules` field (except the number of players)."""
     group = parser.add_argument_group(
-        "rules", "a preset, then any rule option of RULES.md (flags override the preset)")
-    group.add_argument("--preset", default="standard", choices=sorted(PRESETS),
-                       help="named rule set (default: standard)")
+        "rules", "a preset, then any rule option of RULES.md (flags override the preset)"
+    )
+    group.add_argument(
+        "--preset",
+        default="standard",
+        choices=sorted(PRESETS),
+        help="named rule set (default: standard)",
+    )
     helps = rule_field_help()
     for field in dataclasses.fields(Rules):
         if field.name == _SEATS_FIELD or not field.init:
@@ -75,14 +86,28 @@ def add_rules_arguments(parser: argparse.ArgumentParser) -> None:
         text = helps.get(field.name, "see RULES.md")
         kind = str(field.type).replace(" ", "")
         if kind == "bool":
-            group.add_argument(flag, default=UNSET, action=argparse.BooleanOptionalAction,
-                               help=f"{text} (default: {field.default})")
+            group.add_argument(
+                flag,
+                default=UNSET,
+                action=argparse.BooleanOptionalAction,
+                help=f"{text} (default: {field.default})",
+            )
         elif kind in ("int|None", "Optional[int]"):
-            group.add_argument(flag, default=UNSET, type=_optional_int, metavar="N|none",
-                               help=f"{text} (default: {field.default})")
+            group.add_argument(
+                flag,
+                default=UNSET,
+                type=_optional_int,
+                metavar="N|none",
+                help=f"{text} (default: {field.default})",
+            )
         else:
-            group.add_argument(flag, default=UNSET, type=int, metavar="N",
-                               help=f"{text} (default: {field.default})")
+            group.add_argument(
+                flag,
+                default=UNSET,
+                type=int,
+                metavar="N",
+                help=f"{text} (default: {field.default})",
+            )
 
 
 def rule_overrides(args: argparse.Namespace) -> dict[str, object]:
@@ -112,8 +137,10 @@ def positive_int(text: str) -> int:
 
 def _bounded_int(text: str, low: int) -> int:
     stripped = text.strip()
-    if not (stripped.lstrip("+-").isascii() and stripped.lstrip("+-").isdigit()) or len(
-            stripped) > 30:
+    if (
+        not (stripped.lstrip("+-").isascii() and stripped.lstrip("+-").isdigit())
+        or len(stripped) > 30
+    ):
         raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text[:40]!r}")
     value = int(stripped)
     if value < low:

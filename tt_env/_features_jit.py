@@ -19,16 +19,29 @@ CW = len(CARD_FEATURES)
 NG = len(GLOBAL_FEATURES)
 F_HELD, F_DRAWN, F_TOP = _C["held"], _C["drawn_upcard"], _C["top_discard"]
 F_UNSEEN, F_DISCARDED, F_TABLE = _C["unseen"], _C["discarded"], _C["on_table"]
-F_NEXT, F_OTHERS, F_WILD, F_POINTS = (_C["next_known"], _C["others_known"], _C["wild"],
-                                      _C["points"])
-F_AFTER, F_VS, F_BEST, F_OUT, F_SAVING = (_C["after_discard"], _C["vs_best_discard"],
-                                          _C["best_discard"], _C["goes_out"], _C["saving"])
+F_NEXT, F_OTHERS, F_WILD, F_POINTS = (
+    _C["next_known"],
+    _C["others_known"],
+    _C["wild"],
+    _C["points"],
+)
+F_AFTER, F_VS, F_BEST, F_OUT, F_SAVING = (
+    _C["after_discard"],
+    _C["vs_best_discard"],
+    _C["best_discard"],
+    _C["goes_out"],
+    _C["saving"],
+)
 F_DRAW_GAIN, F_LOOK, F_CAND = _C["draw_gain"], _C["lookahead_gain"], _C["candidate"]
 F_SAME_H, F_RUN_H1, F_RUN_H2 = _C["same_rank_held"], _C["run_held_1"], _C["run_held_2"]
 F_SAME_U, F_RUN_U1, F_RUN_U2 = _C["same_rank_unseen"], _C["run_unseen_1"], _C["run_unseen_2"]
 F_FEEDS, F_RANK = _C["feeds_next"], _C["rank"]
-G_DRAW, G_DISCARD, G_FINAL, G_PENALTY = (_G["draw_phase"], _G["discard_phase"],
-                                         _G["final_turn"], _G["penalty"])
+G_DRAW, G_DISCARD, G_FINAL, G_PENALTY = (
+    _G["draw_phase"],
+    _G["discard_phase"],
+    _G["final_turn"],
+    _G["penalty"],
+)
 G_TAKE, G_STOCK, G_CAN_TAKE = _G["take_gain"], _G["stock_gain"], _G["can_take"]
 G_BEST_AFTER, G_CAN_OUT, G_DEALT = _G["best_after_discard"], _G["can_go_out"], _G["cards_dealt"]
 G_DEALT_0 = _G[f"dealt_{MIN_CARDS_DEALT}"]
@@ -37,9 +50,25 @@ G_ROUNDS, G_STOCK_SIZE, G_TURNS = _G["rounds_left"], _G["stock_size"], _G["turns
 # Offsets of the observation pieces read here, in the ``lay`` array (see layout_array()).
 L_HAND, L_DRAWN, L_TOP, L_BELOW, L_TABLE, L_WILD, L_DEALT, L_ROUNDS = range(8)
 L_PHASE, L_FINAL, L_STOCK, L_TURNS, L_KNOWN, L_SIZE, L_OUT, L_SCORE, L_DEALER = range(8, 17)
-LAY_PIECES = ("hand", "drawn_upcard", "top_discard", "discard_below", "table", "wild_rank",
-              "cards_dealt", "rounds_left", "phase", "final_turn", "stock_size", "turns_left",
-              "known", "hand_size", "went_out", "score", "dealer")
+LAY_PIECES = (
+    "hand",
+    "drawn_upcard",
+    "top_discard",
+    "discard_below",
+    "table",
+    "wild_rank",
+    "cards_dealt",
+    "rounds_left",
+    "phase",
+    "final_turn",
+    "stock_size",
+    "turns_left",
+    "known",
+    "hand_size",
+    "went_out",
+    "score",
+    "dealer",
+)
 
 
 def layout_array(layout) -> np.ndarray:
@@ -48,14 +77,35 @@ def layout_array(layout) -> np.ndarray:
 
 
 @njit(cache=True)
-def card_features(obs, lay, n, deck, rank_vec, same, near1, near2, max_cards, ddu, lookahead,
-                  candidates, margin, pars, TT, mkeys, mv, mdw, ws, wr, out):
+def card_features(
+    obs,
+    lay,
+    n,
+    deck,
+    rank_vec,
+    same,
+    near1,
+    near2,
+    max_cards,
+    ddu,
+    lookahead,
+    candidates,
+    margin,
+    pars,
+    TT,
+    mkeys,
+    mv,
+    mdw,
+    ws,
+    wr,
+    out,
+):
     """Fill ``out`` with the features of ``obs``; False when the solver's kernel could not
     certify a value (the caller then runs the numpy transform)."""
     for i in range(out.shape[0]):
         out[i] = 0.0
-    cards = out[:53 * CW]
-    g = out[53 * CW:]
+    cards = out[: 53 * CW]
+    g = out[53 * CW :]
     hand = np.empty(53, np.uint8)
     unseen = np.empty(53, np.int64)
     decks = deck[0] * 1.0
@@ -79,8 +129,12 @@ def card_features(obs, lay, n, deck, rank_vec, same, near1, near2, max_cards, dd
         for k in range(53):
             known[s, k] = np.int64(np.rint(obs[lay[L_KNOWN] + s * 53 + k]))
     for k in range(53):
-        u = deck[k] - np.int64(hand[k]) - np.int64(np.rint(obs[lay[L_BELOW] + k])) - np.int64(
-            np.rint(obs[lay[L_TABLE] + k]))
+        u = (
+            deck[k]
+            - np.int64(hand[k])
+            - np.int64(np.rint(obs[lay[L_BELOW] + k]))
+            - np.int64(np.rint(obs[lay[L_TABLE] + k]))
+        )
         for s in range(1, n):
             u -= known[s, k]
         if k == top:
@@ -208,8 +262,7 @@ def card_features(obs, lay, n, deck, rank_vec, same, near1, near2, max_cards, dd
                 for j in range(53):
                     less[j] = hand[j]
                 less[k] -= 1
-                vl = after_draw_values(less, unseen, w, par, TT, mkeys, mv, mdw, ws, wr,
-                                       out53, dv2)
+                vl = after_draw_values(less, unseen, w, par, TT, mkeys, mv, mdw, ws, wr, out53, dv2)
                 if vl < 0:
                     return False
                 acc = 0

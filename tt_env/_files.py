@@ -41,8 +41,7 @@ def check_directory_writable(directory: str | os.PathLike, what: str) -> None:
             pass
         os.unlink(probe)
     except OSError as exc:
-        raise ValueError(f"{what}: cannot write in {directory} "
-                         f"({exc.strerror or exc})") from None
+        raise ValueError(f"{what}: cannot write in {directory} ({exc.strerror or exc})") from None
 
 
 def _temporary_name(target: Path) -> Path:

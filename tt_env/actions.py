@@ -71,11 +71,13 @@ def _check_action(action: int) -> int:
     try:
         a = int(action)
     except (TypeError, ValueError, OverflowError):  # OverflowError: an infinite float
-        raise ValueError(f"an action is an integer 0..{NUM_ACTIONS - 1}, "
-                         f"got {reprlib.repr(action)}") from None
+        raise ValueError(
+            f"an action is an integer 0..{NUM_ACTIONS - 1}, got {reprlib.repr(action)}"
+        ) from None
     if a != action or not 0 <= a < NUM_ACTIONS:
-        raise ValueError(f"an action is an integer 0..{NUM_ACTIONS - 1}, "
-                         f"got {reprlib.repr(action)}")
+        raise ValueError(
+            f"an action is an integer 0..{NUM_ACTIONS - 1}, got {reprlib.repr(action)}"
+        )
     return a
 
 
@@ -111,14 +113,26 @@ def parse_action(text: str | int) -> int:
     stripped = text.strip()
     if stripped.isdigit():  # also "²" or "٣": str.isdigit() is not only 0-9
         if not stripped.isascii() or len(stripped) > 3:
-            raise ValueError(f"an action is an integer 0..{NUM_ACTIONS - 1}, "
-                             f"got {reprlib.repr(stripped)}")
+            raise ValueError(
+                f"an action is an integer 0..{NUM_ACTIONS - 1}, got {reprlib.repr(stripped)}"
+            )
         return _check_action(int(stripped))
     return move_to_action(Move.parse(stripped))
 
 
 __all__ = [
-    "ACTION_TO_MOVE", "DISCARD_ACTION_BASE", "DRAW_STOCK_ACTION", "GO_OUT_ACTION_BASE",
-    "KIND_OFFSET", "NUM_ACTIONS", "TAKE_DISCARD_ACTION", "action_to_move", "describe",
-    "discard_action", "go_out_action", "move_to_action", "moves_to_actions", "parse_action",
+    "ACTION_TO_MOVE",
+    "DISCARD_ACTION_BASE",
+    "DRAW_STOCK_ACTION",
+    "GO_OUT_ACTION_BASE",
+    "KIND_OFFSET",
+    "NUM_ACTIONS",
+    "TAKE_DISCARD_ACTION",
+    "action_to_move",
+    "describe",
+    "discard_action",
+    "go_out_action",
+    "move_to_action",
+    "moves_to_actions",
+    "parse_action",
 ]

@@ -99,8 +99,10 @@ def _betacf(a: float, b: float, x: float) -> float:
     h = d
     for m in range(1, 500):
         m2 = 2 * m
-        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)),
-                   -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
+        for aa in (
+            m * (b - m) * x / ((qam + m2) * (a + m2)),
+            -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)),
+        ):
             d = 1.0 + aa * d
             d = 1.0 / (d if abs(d) > tiny else tiny)
             c = 1.0 + aa / c
@@ -117,8 +119,9 @@ def _betainc(a: float, b: float, x: float) -> float:
         return 0.0
     if x >= 1.0:
         return 1.0
-    log_front = (math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-                 + a * math.log(x) + b * math.log1p(-x))
+    log_front = (
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
     if x < (a + 1.0) / (a + b + 2.0):
         return math.exp(log_front) * _betacf(a, b, x) / a
     return 1.0 - math.exp(log_front) * _betacf(b, a, 1.0 - x) / b
@@ -226,7 +229,8 @@ def tables_for(num_agents: int, seats: int) -> list[tuple[int, ...]]:
     if not 2 <= seats <= num_agents:
         raise ArenaError(
             f"{num_agents} agent(s) cannot fill {seats} seats: give at least as many agents as "
-            "seats (repeat a name to seat an agent twice, e.g. 'greedy greedy')")
+            "seats (repeat a name to seat an agent twice, e.g. 'greedy greedy')"
+        )
     return list(itertools.combinations(range(num_agents), seats))
 
 
@@ -270,8 +274,9 @@ class GameResult:
         return (self.deal, self.table, self.rotation)
 
 
-def play_game(match: Match, agents: Sequence[Any], rules: Rules,
-              episode: str = "game") -> GameResult:
+def play_game(
+    match: Match, agents: Sequence[Any], rules: Rules, episode: str = "game"
+) -> GameResult:
     """Play one game of ``match`` with ``agents[s]`` in seat ``s`` through the AEC environment.
 
     The agents get only the observation and the mask; the arena, as referee, reads the round
@@ -304,12 +309,16 @@ def play_game(match: Match, agents: Sequence[Any], rules: Rules,
         seat = seat_of[name]
         mask = observation["action_mask"]
         action = agents[seat].act(observation["observation"], mask)
-        if not (isinstance(action, (int, np.integer)) and 0 <= action < mask.size
-                and mask[action]):
-            what = describe(int(action)) if isinstance(action, (int, np.integer)) and (
-                0 <= action < mask.size) else repr(action)
-            raise ArenaError(f"agent {getattr(agents[seat], 'name', agents[seat])!r} in seat "
-                             f"{seat} chose an illegal action: {what} (deal {match.deal})")
+        if not (isinstance(action, (int, np.integer)) and 0 <= action < mask.size and mask[action]):
+            what = (
+                describe(int(action))
+                if isinstance(action, (int, np.integer)) and (0 <= action < mask.size)
+                else repr(action)
+            )
+            raise ArenaError(
+                f"agent {getattr(agents[seat], 'name', agents[seat])!r} in seat "
+                f"{seat} chose an illegal action: {what} (deal {match.deal})"
+            )
         env.step(int(action))
         steps += 1
     results = game.round_results
@@ -319,7 +328,10 @@ def play_game(match: Match, agents: Sequence[Any], rules: Rules,
         scores = tuple(int(p) for p in results[0].penalties)
     best = min(scores)
     return GameResult(
-        deal=match.deal, table=match.table, rotation=match.rotation, seats=match.seats,
+        deal=match.deal,
+        table=match.table,
+        rotation=match.rotation,
+        seats=match.seats,
         scores=scores,
         round_penalties=tuple(tuple(int(p) for p in r.penalties) for r in results),
         went_out=tuple(r.went_out for r in results),
@@ -406,8 +418,9 @@ def _labels(specs: Sequence[str]) -> list[str]:
     return labels
 
 
-def agent_statistics(results: Sequence[GameResult], labels: Sequence[str],
-                     specs: Sequence[str] | None = None) -> list[AgentStats]:
+def agent_statistics(
+    results: Sequence[GameResult], labels: Sequence[str], specs: Sequence[str] | None = None
+) -> list[AgentStats]:
     """Per-agent estimates with intervals over deals (module docstring); ratings not included."""
     specs = list(specs) if specs is not None else list(labels)
     by_deal = sorted({r.deal for r in results})
@@ -432,11 +445,17 @@ def agent_statistics(results: Sequence[GameResult], labels: Sequence[str],
             per_deal["round"].append(float(np.mean(rounds)) if rounds else 0.0)
             per_deal["win"].append(float(np.mean(wins)))
             per_deal["out"].append(float(np.mean(outs)) if outs else 0.0)
-        stats.append(AgentStats(
-            label=label, spec=specs[a], games=games,
-            score=mean_ci(per_deal["score"]), round_penalty=mean_ci(per_deal["round"]),
-            win_rate=mean_ci(per_deal["win"]), out_rate=mean_ci(per_deal["out"]),
-        ))
+        stats.append(
+            AgentStats(
+                label=label,
+                spec=specs[a],
+                games=games,
+                score=mean_ci(per_deal["score"]),
+                round_penalty=mean_ci(per_deal["round"]),
+                win_rate=mean_ci(per_deal["win"]),
+                out_rate=mean_ci(per_deal["out"]),
+            )
+        )
     return stats
 
 
@@ -456,8 +475,9 @@ def pairwise_statistics(results: Sequence[GameResult], labels: Sequence[str]) ->
     return pairs
 
 
-def openskill_ratings(results: Sequence[GameResult],
-                      num_agents: int) -> list[tuple[float, float, float]] | None:
+def openskill_ratings(
+    results: Sequence[GameResult], num_agents: int
+) -> list[tuple[float, float, float]] | None:
     """``(mu, sigma, ordinal)`` per agent from the Plackett-Luce model of OpenSkill.
 
     Games are rated one by one in canonical order (deal, table, rotation), each as a free-for-all
@@ -495,9 +515,18 @@ class TournamentResult:
     workers: int = 1
 
     @classmethod
-    def from_results(cls, specs: Sequence[str], rules: Rules, seats: int, games: int,
-                     seed: int, episode: str, results: Sequence[GameResult],
-                     elapsed: float = 0.0, workers: int = 1) -> TournamentResult:
+    def from_results(
+        cls,
+        specs: Sequence[str],
+        rules: Rules,
+        seats: int,
+        games: int,
+        seed: int,
+        episode: str,
+        results: Sequence[GameResult],
+        elapsed: float = 0.0,
+        workers: int = 1,
+    ) -> TournamentResult:
         """Compute every statistic from the games (sorted into canonical order first)."""
         labels = _labels(specs)
         ordered = sorted(results, key=lambda g: g.key)
@@ -505,14 +534,29 @@ class TournamentResult:
         ratings = openskill_ratings(ordered, len(labels))
         if ratings is not None:
             stats = [
-                AgentStats(**{**_shallow(s), "rating_mu": mu, "rating_sigma": sigma,
-                              "rating_ordinal": ordinal})
+                AgentStats(
+                    **{
+                        **_shallow(s),
+                        "rating_mu": mu,
+                        "rating_sigma": sigma,
+                        "rating_ordinal": ordinal,
+                    }
+                )
                 for s, (mu, sigma, ordinal) in zip(stats, ratings)
             ]
         return cls(
-            specs=list(specs), labels=labels, rules=rules, seats=seats, games=games, seed=seed,
-            episode=episode, results=ordered, agents=stats,
-            pairwise=pairwise_statistics(ordered, labels), elapsed=elapsed, workers=workers,
+            specs=list(specs),
+            labels=labels,
+            rules=rules,
+            seats=seats,
+            games=games,
+            seed=seed,
+            episode=episode,
+            results=ordered,
+            agents=stats,
+            pairwise=pairwise_statistics(ordered, labels),
+            elapsed=elapsed,
+            workers=workers,
         )
 
     # -------------------------------------------------------------- views
@@ -543,12 +587,18 @@ class TournamentResult:
         return {
             "format": RESULTS_FORMAT,
             "settings": {
-                "agents": self.specs, "labels": self.labels, "seats": self.seats,
-                "games": self.games, "games_played": len(self.results),
-                "games_expected": self.games_expected, "complete": self.complete,
+                "agents": self.specs,
+                "labels": self.labels,
+                "seats": self.seats,
+                "games": self.games,
+                "games_played": len(self.results),
+                "games_expected": self.games_expected,
+                "complete": self.complete,
                 "seed": self.seed,
-                "episode": self.episode, "rules": self.rules.to_dict(),
-                "confidence": CONFIDENCE, "workers": self.workers,
+                "episode": self.episode,
+                "rules": self.rules.to_dict(),
+                "confidence": CONFIDENCE,
+                "workers": self.workers,
                 "elapsed_seconds": round(self.elapsed, 3),
             },
             "agents": [_jsonable(asdict(s)) for s in self.leaderboard],
@@ -588,15 +638,32 @@ class TournamentResult:
             write_text_atomically(path, text)
         return text
 
-    _COLUMNS = ("#", "agent", "games", "score/game", "penalty/round", "win rate", "out rate",
-                "rating")
+    _COLUMNS = (
+        "#",
+        "agent",
+        "games",
+        "score/game",
+        "penalty/round",
+        "win rate",
+        "out rate",
+        "rating",
+    )
 
     def _rows(self) -> list[list[str]]:
         rows = []
         for rank, s in enumerate(self.leaderboard, 1):
-            rows.append([str(rank), s.label, str(s.games), s.score.format(1),
-                         s.round_penalty.format(2), _pct(s.win_rate), _pct(s.out_rate),
-                         "n/a" if s.rating_ordinal is None else f"{s.rating_ordinal:.1f}"])
+            rows.append(
+                [
+                    str(rank),
+                    s.label,
+                    str(s.games),
+                    s.score.format(1),
+                    s.round_penalty.format(2),
+                    _pct(s.win_rate),
+                    _pct(s.out_rate),
+                    "n/a" if s.rating_ordinal is None else f"{s.rating_ordinal:.1f}",
+                ]
+            )
         return rows
 
     def _pair_rows(self) -> list[list[str]]:
@@ -620,28 +687,41 @@ class TournamentResult:
         """A sentence when the ratings order the agents otherwise than the leaderboard (which
         ranks by mean score), saying why; empty when they agree."""
         board = [s for s in self.leaderboard if s.rating_ordinal is not None]
-        swapped = [(a.label, b.label) for i, a in enumerate(board) for b in board[i + 1:]
-                   if b.rating_ordinal > a.rating_ordinal]
+        swapped = [
+            (a.label, b.label)
+            for i, a in enumerate(board)
+            for b in board[i + 1 :]
+            if b.rating_ordinal > a.rating_ordinal
+        ]
         if not swapped:
             return ""
         pairs = "; ".join(f"{b} above {a}" for a, b in swapped)
-        return (f"note: the rating puts {pairs}. The rank is by mean score; the rating counts "
-                "only who finished ahead of whom, game by game, not by how many points, and "
-                "its uncertainty (3 sigma) is subtracted: when the scores are close the two can "
-                "disagree (see the pairwise intervals).")
+        return (
+            f"note: the rating puts {pairs}. The rank is by mean score; the rating counts "
+            "only who finished ahead of whom, game by game, not by how many points, and "
+            "its uncertainty (3 sigma) is subtracted: when the scores are close the two can "
+            "disagree (see the pairwise intervals)."
+        )
 
     def _title(self) -> str:
         tables = len(tables_for(len(self.labels), self.seats))
         if tables == 1:
             layout = f"{self.games} deals x {self.seats} seat rotations"
         else:
-            layout = (f"{self.games} deals x {tables} tables (every {self.seats} of the "
-                      f"{len(self.labels)} agents) x {self.seats} seat rotations")
-        played = (f"{len(self.results)} games" if self.complete else
-                  f"{len(self.results)} of {self.games_expected} games (interrupted)")
-        return (f"tt-arena: {played} = {layout}; episode={self.episode}, "
-                f"seed={self.seed}, {_rules_brief(self.rules)}; {self.elapsed:.1f} s on "
-                f"{self.workers} worker(s)")
+            layout = (
+                f"{self.games} deals x {tables} tables (every {self.seats} of the "
+                f"{len(self.labels)} agents) x {self.seats} seat rotations"
+            )
+        played = (
+            f"{len(self.results)} games"
+            if self.complete
+            else f"{len(self.results)} of {self.games_expected} games (interrupted)"
+        )
+        return (
+            f"tt-arena: {played} = {layout}; episode={self.episode}, "
+            f"seed={self.seed}, {_rules_brief(self.rules)}; {self.elapsed:.1f} s on "
+            f"{self.workers} worker(s)"
+        )
 
     def print(self, file=None) -> None:
         """Print the tables: with rich on a terminal (when installed), else as plain text."""
@@ -685,8 +765,10 @@ class TournamentResult:
         names = [s.label for s in board]
         y = np.arange(len(board))
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 1.2 + 0.6 * len(board)), sharey=True)
-        for ax, attr, title in ((ax1, "score", "score per game (lower is better)"),
-                                (ax2, "win_rate", "win rate")):
+        for ax, attr, title in (
+            (ax1, "score", "score per game (lower is better)"),
+            (ax2, "win_rate", "win rate"),
+        ):
             est = [getattr(s, attr) for s in board]
             means = np.array([e.mean for e in est])
             err = np.array([[e.mean - e.low, e.high - e.mean] for e in est]).T
@@ -694,11 +776,15 @@ class TournamentResult:
             ax.barh(y, means, xerr=err, color="#4c72b0", alpha=0.85, capsize=4)
             for yi, e in zip(y, est):
                 label = f"{e.mean:.1f}" if attr == "score" else f"{100 * e.mean:.0f}%"
-                ax.annotate(label, (max(e.mean, 0), yi), xytext=(4, 6),
-                            textcoords="offset points", fontsize=8)
+                ax.annotate(
+                    label,
+                    (max(e.mean, 0), yi),
+                    xytext=(4, 6),
+                    textcoords="offset points",
+                    fontsize=8,
+                )
             positive = means[means > 0]
-            if attr == "score" and positive.size and positive.max() > 10 * max(
-                    positive.min(), 1.0):
+            if attr == "score" and positive.size and positive.max() > 10 * max(positive.min(), 1.0):
                 ax.set_xscale("symlog", linthresh=10)  # keep weak and strong agents readable
                 title += ", log scale"
             ax.set_title(title)
@@ -707,8 +793,11 @@ class TournamentResult:
         ax2.axvline(1.0 / self.seats, color="grey", linestyle=":", linewidth=1)
         ax1.set_yticks(y, names)
         ax1.invert_yaxis()
-        fig.suptitle(f"tt-arena: {len(self.results)} games ({self.games} deals), "
-                     f"{self.seats} seats, 95% intervals over deals", fontsize=10)
+        fig.suptitle(
+            f"tt-arena: {len(self.results)} games ({self.games} deals), "
+            f"{self.seats} seats, 95% intervals over deals",
+            fontsize=10,
+        )
         fig.tight_layout()
         try:
             with atomic_path(path) as tmp:
@@ -743,11 +832,14 @@ def _pct(est: Estimate) -> str:
     return f"{100 * est.mean:.1f}% ± {100 * est.half_width:.1f}"
 
 
-_LEGEND = ("rank by score: final score per game, lower is better; ± : 95% interval over "
-           "deals; win rate: ties share; out rate: rounds gone out; rating: OpenSkill "
-           "mu - 3 sigma from the finishing order of each game (higher is better)")
-_PAIR_TITLE = ("mean score difference, row minus column, paired by deal (negative: row "
-               "better), 95% interval")
+_LEGEND = (
+    "rank by score: final score per game, lower is better; ± : 95% interval over "
+    "deals; win rate: ties share; out rate: rounds gone out; rating: OpenSkill "
+    "mu - 3 sigma from the finishing order of each game (higher is better)"
+)
+_PAIR_TITLE = (
+    "mean score difference, row minus column, paired by deal (negative: row better), 95% interval"
+)
 
 
 def _pair_cell(result: TournamentResult, a: str, b: str) -> str:
@@ -761,8 +853,12 @@ def _grid(rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     out = []
     for j, row in enumerate(rows):
-        out.append("  ".join(c.ljust(w) if i == 1 or (i == 0 and j > 0 and not c.isdigit())
-                             else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+        out.append(
+            "  ".join(
+                c.ljust(w) if i == 1 or (i == 0 and j > 0 and not c.isdigit()) else c.rjust(w)
+                for i, (c, w) in enumerate(zip(row, widths))
+            )
+        )
         if j == 0:
             out.append("  ".join("-" * w for w in widths))
     return out
@@ -770,8 +866,9 @@ def _grid(rows: list[list[str]]) -> list[str]:
 
 def _rules_brief(rules: Rules) -> str:
     default = Rules(num_players=rules.num_players)
-    changed = {k: v for k, v in rules.to_dict().items()
-               if k != "num_players" and getattr(default, k) != v}
+    changed = {
+        k: v for k, v in rules.to_dict().items() if k != "num_players" and getattr(default, k) != v
+    }
     if not changed:
         return "standard rules"
     return "rules " + ", ".join(f"{k}={v}" for k, v in changed.items())
@@ -795,8 +892,7 @@ def load_results(path: str | os.PathLike) -> tuple[dict[str, Any], list[GameResu
     games = data.get("games") if isinstance(data, dict) else None
     if not isinstance(settings, dict) or not isinstance(games, list):
         raise ArenaError(f"{where} is not tt-arena JSON with every game (--json writes one)")
-    kinds = {"agents": list, "seats": int, "games": int, "seed": int, "episode": str,
-             "rules": dict}
+    kinds = {"agents": list, "seats": int, "games": int, "seed": int, "episode": str, "rules": dict}
     for key, kind in kinds.items():
         value = settings.get(key)
         if not isinstance(value, kind) or isinstance(value, bool):
@@ -815,7 +911,8 @@ def load_results(path: str | os.PathLike) -> tuple[dict[str, Any], list[GameResu
 def _game_from_json(g: dict[str, Any]) -> GameResult:
     def ints(values) -> tuple[int, ...]:
         if not isinstance(values, list) or not all(
-                isinstance(v, int) and not isinstance(v, bool) for v in values):
+            isinstance(v, int) and not isinstance(v, bool) for v in values
+        ):
             raise ValueError(f"expected a list of integers, got {str(values)[:40]}")
         return tuple(values)
 
@@ -827,13 +924,20 @@ def _game_from_json(g: dict[str, Any]) -> GameResult:
         raise ValueError("round_penalties is not a list")
     went_out = g["went_out"]
     if not isinstance(went_out, list) or not all(
-            w is None or (isinstance(w, int) and not isinstance(w, bool)) for w in went_out):
+        w is None or (isinstance(w, int) and not isinstance(w, bool)) for w in went_out
+    ):
         raise ValueError("went_out is not a list of seats")
     result = GameResult(
-        deal=ints([g["deal"]])[0], table=ints([g["table"]])[0],
-        rotation=ints([g["rotation"]])[0], seats=seats, scores=scores,
-        round_penalties=tuple(ints(p) for p in penalties), went_out=tuple(went_out),
-        winners=ints(g["winners"]), steps=ints([g["steps"]])[0])
+        deal=ints([g["deal"]])[0],
+        table=ints([g["table"]])[0],
+        rotation=ints([g["rotation"]])[0],
+        seats=seats,
+        scores=scores,
+        round_penalties=tuple(ints(p) for p in penalties),
+        went_out=tuple(went_out),
+        winners=ints(g["winners"]),
+        steps=ints([g["steps"]])[0],
+    )
     if len(scores) != len(seats) or any(len(p) != len(seats) for p in result.round_penalties):
         raise ValueError("scores or penalties do not have one value per seat")
     return result
@@ -900,8 +1004,9 @@ def run_tournament(
         else:
             ctx = multiprocessing.get_context("spawn")
             chunk = max(1, min(8, len(matches) // (workers * 8)))
-            with ctx.Pool(workers, initializer=_init_worker,
-                          initargs=(specs, rules, episode)) as pool:
+            with ctx.Pool(
+                workers, initializer=_init_worker, initargs=(specs, rules, episode)
+            ) as pool:
                 for result in pool.imap_unordered(_play_in_worker, matches, chunksize=chunk):
                     results.append(result)
                     bar.update(1)
@@ -912,8 +1017,9 @@ def run_tournament(
     elapsed = elapsed_before + time.perf_counter() - start
     result = None
     if results or not interrupted:
-        result = TournamentResult.from_results(specs, rules, seats, games, seed, episode,
-                                               results, elapsed=elapsed, workers=workers)
+        result = TournamentResult.from_results(
+            specs, rules, seats, games, seed, episode, results, elapsed=elapsed, workers=workers
+        )
     if interrupted:
         raise TournamentInterrupted(result)
     return result
@@ -926,11 +1032,14 @@ def _check_done(done: Sequence[GameResult], matches: Sequence[Match]) -> list[Ga
     kept: dict[tuple[int, int, int], GameResult] = {}
     for r in done:
         if seats_at.get(r.key) != r.seats:
-            raise ArenaError(f"game (deal {r.deal}, table {r.table}, rotation {r.rotation}) "
-                             "is not a game of this tournament (other agents, seats or deals)")
+            raise ArenaError(
+                f"game (deal {r.deal}, table {r.table}, rotation {r.rotation}) "
+                "is not a game of this tournament (other agents, seats or deals)"
+            )
         if r.key in kept:
-            raise ArenaError(f"game (deal {r.deal}, table {r.table}, rotation {r.rotation}) "
-                             "appears twice")
+            raise ArenaError(
+                f"game (deal {r.deal}, table {r.table}, rotation {r.rotation}) appears twice"
+            )
         kept[r.key] = r
     return list(kept.values())
 
@@ -976,45 +1085,76 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = Parser(
         prog="tt-arena",
-        description="Duplicate tournaments between Three Thirteen agents, with 95%% intervals "
-                    "over deals. With no arguments: the built-in agents (%s) and the "
-                    "shipped models trained for the rules (%s), %d deals, 2 seats (a round "
-                    "robin of all pairs)." % (", ".join(DEFAULT_AGENTS),
-                                              ", ".join(DEFAULT_MODELS), DEFAULT_GAMES),
+        description="Duplicate tournaments between Three Thirteen agents, with 95% intervals "
+        "over deals. With no arguments: the built-in agents "
+        f"({', '.join(DEFAULT_AGENTS)}) and the shipped models trained for the rules "
+        f"({', '.join(DEFAULT_MODELS)}), {DEFAULT_GAMES} deals, 2 seats (a round "
+        "robin of all pairs).",
         epilog="Agents: random, greedy, counting, module.path:ClassName (imports and runs that "
-               "module: only name code you trust), or a saved model's path or name (models/). "
-               "Ctrl-C keeps the games finished so far (in the --json file, or in "
-               "tt-arena-interrupted-<time>.json) and --resume FILE plays the rest. "
-               "Example: tt-arena greedy counting --games 200 --workers 2 --plot scores.png",
+        "module: only name code you trust), or a saved model's path or name (models/). "
+        "Ctrl-C keeps the games finished so far (in the --json file, or in "
+        "tt-arena-interrupted-<time>.json) and --resume FILE plays the rest. "
+        "Example: tt-arena greedy counting --games 200 --workers 2 --plot scores.png",
     )
-    parser.add_argument("agents", nargs="*", metavar="AGENT",
-                        help="agents to play (also comma-separated); default: "
-                             + " ".join(DEFAULT_AGENTS + DEFAULT_MODELS))
-    parser.add_argument("--agents", dest="agents_opt", default=None, metavar="LIST",
-                        help="agents as one comma-separated list (instead of positionals)")
-    parser.add_argument("--games", "-n", type=positive_int, default=None,
-                        help="deals; each is played once per seat rotation at every table "
-                             f"(default: {DEFAULT_GAMES}; with --resume: the file's, or more)")
-    parser.add_argument("--seats", type=int, default=None,
-                        help="players per game, 2..8 (default: 2; tables are all combinations "
-                             "of that many agents)")
-    parser.add_argument("--seed", type=non_negative_int, default=None,
-                        help="tournament seed (default: 0)")
-    parser.add_argument("--workers", "-j", type=non_negative_int, default=0,
-                        help="processes; 0 = one per CPU core (default); results do not "
-                             "depend on it")
-    parser.add_argument("--episode", choices=("game", "round"), default=None,
-                        help="score whole games (default) or only the first round")
+    parser.add_argument(
+        "agents",
+        nargs="*",
+        metavar="AGENT",
+        help="agents to play (also comma-separated); default: "
+        + " ".join(DEFAULT_AGENTS + DEFAULT_MODELS),
+    )
+    parser.add_argument(
+        "--agents",
+        dest="agents_opt",
+        default=None,
+        metavar="LIST",
+        help="agents as one comma-separated list (instead of positionals)",
+    )
+    parser.add_argument(
+        "--games",
+        "-n",
+        type=positive_int,
+        default=None,
+        help="deals; each is played once per seat rotation at every table "
+        f"(default: {DEFAULT_GAMES}; with --resume: the file's, or more)",
+    )
+    parser.add_argument(
+        "--seats",
+        type=int,
+        default=None,
+        help="players per game, 2..8 (default: 2; tables are all combinations of that many agents)",
+    )
+    parser.add_argument(
+        "--seed", type=non_negative_int, default=None, help="tournament seed (default: 0)"
+    )
+    parser.add_argument(
+        "--workers",
+        "-j",
+        type=non_negative_int,
+        default=0,
+        help="processes; 0 = one per CPU core (default); results do not depend on it",
+    )
+    parser.add_argument(
+        "--episode",
+        choices=("game", "round"),
+        default=None,
+        help="score whole games (default) or only the first round",
+    )
     parser.add_argument("--csv", metavar="PATH", help="write the leaderboard as CSV")
-    parser.add_argument("--json", metavar="PATH",
-                        help="write settings, statistics and every game as JSON")
+    parser.add_argument(
+        "--json", metavar="PATH", help="write settings, statistics and every game as JSON"
+    )
     parser.add_argument("--plot", metavar="PATH", help="write a PNG chart of the scores")
-    parser.add_argument("--resume", metavar="FILE",
-                        help="continue the tournament of a --json FILE (an interrupted run): "
-                             "play only its missing games, with its agents and settings, and "
-                             "write the whole result back to FILE (or to --json)")
-    parser.add_argument("--quiet", "-q", action="store_true",
-                        help="no progress bar and no table (files only)")
+    parser.add_argument(
+        "--resume",
+        metavar="FILE",
+        help="continue the tournament of a --json FILE (an interrupted run): "
+        "play only its missing games, with its agents and settings, and "
+        "write the whole result back to FILE (or to --json)",
+    )
+    parser.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress bar and no table (files only)"
+    )
     parser.add_argument("--plain", action="store_true", help="plain-text table (no rich)")
     add_rules_arguments(parser)
     for action in parser._actions:  # to tell a --preset given from the default (--resume)
@@ -1047,27 +1187,40 @@ def _plan(args: argparse.Namespace) -> _Plan:
 
     from ._cli import UNSET, rule_overrides, rules_from_args
     from ._files import check_writable
+    from .agents import split_specs
 
     plan = _Plan()
     given = [args.agents_opt] if args.agents_opt is not None else []
     given += list(args.agents)
     specs: list[str] = []
     for item in given:
-        specs += [s.strip() for s in item.split(",") if s.strip()]
+        specs += split_specs(item)
     if given and not specs:
-        raise ArenaError(f"no agent named in {' '.join(map(repr, given))}: give agent names "
-                         "such as 'greedy,counting' (or none for the default run)")
+        raise ArenaError(
+            f"no agent named in {' '.join(map(repr, given))}: give agent names "
+            "such as 'greedy,counting' (or none for the default run)"
+        )
     plan.workers = args.workers if args.workers > 0 else max(1, os.cpu_count() or 1)
     plan.json_path = args.json
     if args.resume:
-        settings_given = [flag for flag, value in (
-            ("agents", specs), ("--seats", args.seats), ("--seed", args.seed),
-            ("--episode", args.episode), ("--preset", None if args.preset is UNSET else 1),
-            ("rule options", rule_overrides(args))) if value]
+        settings_given = [
+            flag
+            for flag, value in (
+                ("agents", specs),
+                ("--seats", args.seats),
+                ("--seed", args.seed),
+                ("--episode", args.episode),
+                ("--preset", None if args.preset is UNSET else 1),
+                ("rule options", rule_overrides(args)),
+            )
+            if value
+        ]
         if settings_given:
-            raise ArenaError(f"--resume plays on with the agents and settings of "
-                             f"{args.resume}; do not give {', '.join(settings_given)} (only "
-                             "--games to add deals, --workers and the output options)")
+            raise ArenaError(
+                f"--resume plays on with the agents and settings of "
+                f"{args.resume}; do not give {', '.join(settings_given)} (only "
+                "--games to add deals, --workers and the output options)"
+            )
         settings, plan.done = load_results(args.resume)
         plan.specs, plan.seats = settings["agents"], settings["seats"]
         plan.seed, plan.episode = settings["seed"], settings["episode"]
@@ -1077,8 +1230,10 @@ def _plan(args: argparse.Namespace) -> _Plan:
             raise ArenaError(f"{args.resume}: its rules are damaged ({exc})") from None
         plan.games = settings["games"] if args.games is None else args.games
         if plan.games < settings["games"]:
-            raise ArenaError(f"--games {plan.games}: {args.resume} has {settings['games']} "
-                             "deals; --resume may add deals, not drop them")
+            raise ArenaError(
+                f"--games {plan.games}: {args.resume} has {settings['games']} "
+                "deals; --resume may add deals, not drop them"
+            )
         plan.elapsed_before = float(settings.get("elapsed_seconds") or 0.0)
         plan.json_path = args.json or args.resume
     else:
@@ -1104,19 +1259,24 @@ def _plan(args: argparse.Namespace) -> _Plan:
     return plan
 
 
-def _write_outputs(result: TournamentResult, json_path: str | None, csv_path: str | None,
-                   plot_path: str | None) -> bool:
+def _write_outputs(
+    result: TournamentResult, json_path: str | None, csv_path: str | None, plot_path: str | None
+) -> bool:
     """Write the files asked for (each whole or not at all); False if one could not be."""
     ok = True
-    for path, write in ((json_path, result.to_json), (csv_path, result.to_csv),
-                        (plot_path, result.plot)):
+    for path, write in (
+        (json_path, result.to_json),
+        (csv_path, result.to_csv),
+        (plot_path, result.plot),
+    ):
         if not path:
             continue
         try:
             write(path)
         except OSError as exc:
-            print(f"tt-arena: error: could not write {path}: {exc.strerror or exc}",
-                  file=sys.stderr)
+            print(
+                f"tt-arena: error: could not write {path}: {exc.strerror or exc}", file=sys.stderr
+            )
             ok = False
     return ok
 
@@ -1131,10 +1291,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         plan = _plan(args)
         for note in plan.notes if not args.quiet else ():
             print(f"tt-arena: {note}", file=sys.stderr)
-        result = run_tournament(plan.specs, plan.rules, games=plan.games, seed=plan.seed,
-                                workers=plan.workers, seats=plan.seats, episode=plan.episode,
-                                progress=not args.quiet and sys.stderr.isatty(),
-                                done=plan.done, elapsed_before=plan.elapsed_before)
+        result = run_tournament(
+            plan.specs,
+            plan.rules,
+            games=plan.games,
+            seed=plan.seed,
+            workers=plan.workers,
+            seats=plan.seats,
+            episode=plan.episode,
+            progress=not args.quiet and sys.stderr.isatty(),
+            done=plan.done,
+            elapsed_before=plan.elapsed_before,
+        )
     except (ArenaError, ValueError, ImportError, FileNotFoundError) as exc:
         print(f"tt-arena: error: {one_line(exc)}", file=sys.stderr)
         return 2
@@ -1151,12 +1319,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0 if _write_outputs(result, plan.json_path, args.csv, args.plot) else 1
 
 
-def _interrupted(result: TournamentResult | None, plan: _Plan,
-                 args: argparse.Namespace) -> int:
+def _interrupted(result: TournamentResult | None, plan: _Plan, args: argparse.Namespace) -> int:
     """Ctrl-C: show and keep the games finished so far, and say how to play the rest."""
     if result is None:
-        print("tt-arena: interrupted before any game finished; nothing written",
-              file=sys.stderr)
+        print("tt-arena: interrupted before any game finished; nothing written", file=sys.stderr)
         return 130
     json_path = plan.json_path or time.strftime("tt-arena-interrupted-%Y%m%d-%H%M%S.json")
     if not args.quiet:
@@ -1166,12 +1332,18 @@ def _interrupted(result: TournamentResult | None, plan: _Plan,
             result.print()
     _write_outputs(result, json_path, args.csv, args.plot)
     if os.path.exists(json_path):
-        print(f"tt-arena: interrupted: {len(result.results)} of {result.games_expected} games "
-              f"finished, kept in {json_path}; play the rest with: tt-arena --resume "
-              f"{json_path}", file=sys.stderr)
+        print(
+            f"tt-arena: interrupted: {len(result.results)} of {result.games_expected} games "
+            f"finished, kept in {json_path}; play the rest with: tt-arena --resume "
+            f"{json_path}",
+            file=sys.stderr,
+        )
     else:
-        print(f"tt-arena: interrupted: {len(result.results)} of {result.games_expected} games "
-              "finished, but they could not be written", file=sys.stderr)
+        print(
+            f"tt-arena: interrupted: {len(result.results)} of {result.games_expected} games "
+            "finished, but they could not be written",
+            file=sys.stderr,
+        )
     return 130
 
 

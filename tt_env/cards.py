@@ -46,11 +46,15 @@ class Card(int):
     _instances: list[Card] = []
 
     def __new__(cls, index: int) -> Card:
-        if isinstance(index, (int, np.integer)) and not isinstance(index, bool) and (
-                0 <= index < NUM_KINDS):
+        if (
+            isinstance(index, (int, np.integer))
+            and not isinstance(index, bool)
+            and (0 <= index < NUM_KINDS)
+        ):
             return cls._instances[index]
-        raise ValueError(f"card index must be an integer in 0..{NUM_KINDS - 1}, "
-                         f"got {_short(index)}")
+        raise ValueError(
+            f"card index must be an integer in 0..{NUM_KINDS - 1}, got {_short(index)}"
+        )
 
     @classmethod
     def of(cls, rank: int, suit: str) -> Card:
@@ -145,16 +149,19 @@ def parse_cards(text: str | Iterable[str | int]) -> list[Card]:
     of names and indices (bytes too: their items are small integers, not card names).
     """
     if isinstance(text, (bytes, bytearray, memoryview)):
-        raise TypeError(f"cards are a string of names or a list of names and indices, not "
-                        f"{type(text).__name__}: decode the bytes first")
+        raise TypeError(
+            f"cards are a string of names or a list of names and indices, not "
+            f"{type(text).__name__}: decode the bytes first"
+        )
     if isinstance(text, str):
         tokens: Iterable[str | int] = [t for t in re.split(r"[\s,]+", text) if t]
     else:
         try:
             tokens = iter(text)
         except TypeError:
-            raise TypeError("cards are a string of names or a list of names and indices, "
-                            f"got {_short(text)}") from None
+            raise TypeError(
+                f"cards are a string of names or a list of names and indices, got {_short(text)}"
+            ) from None
     return [parse_card(t) for t in tokens]
 
 

@@ -24,7 +24,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .cards import (
-    ALL_CARDS, JOKER, NUM_KINDS, Card, format_cards, parse_card, parse_cards, shuffled_deck,
+    ALL_CARDS,
+    JOKER,
+    NUM_KINDS,
+    Card,
+    format_cards,
+    parse_card,
+    parse_cards,
+    shuffled_deck,
 )
 from .going_out import go_out_discards
 from .melds import Arrangement, MeldShape, lay_off, solve
@@ -46,8 +53,9 @@ def check_seed(seed: Any) -> int:
     else :class:`ValueError` naming ``seed``. Shared by the engine and the environments, which
     check a seed before they change anything."""
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be a non-negative integer or None, got "
-                         f"{type(seed).__name__} {_short(seed)}")
+        raise ValueError(
+            f"seed must be a non-negative integer or None, got {type(seed).__name__} {_short(seed)}"
+        )
     if seed < 0:
         raise ValueError(f"seed must be a non-negative integer or None, got {int(seed)}")
     return int(seed)
@@ -88,7 +96,8 @@ class Move(NamedTuple):
 
     @staticmethod
     def parse(text: str) -> Move:
-        """The inverse of ``str(move)`` (``"draw stock"``, ``"discard 7H"``, ``"go out, discard KD"``)."""
+        """The inverse of ``str(move)``: ``"draw stock"``, ``"discard 7H"``,
+        ``"go out, discard KD"``."""
         words = text.strip().lower().replace(",", " ").split()
         if words in (["draw", "stock"], ["draw"], ["stock"]):
             return DRAW_STOCK
@@ -96,7 +105,10 @@ class Move(NamedTuple):
             return TAKE_DISCARD
         if len(words) == 2 and words[0] == "discard":
             return DISCARD[parse_card(words[1])]
-        rest = words[2:] if words[:2] == ["go", "out"] else words[1:] if words[:1] == ["out"] else None
+        if words[:2] == ["go", "out"]:
+            rest = words[2:]
+        else:
+            rest = words[1:] if words[:1] == ["out"] else None
         if rest is not None:
             rest = rest[1:] if rest[:1] == ["discard"] else rest
             if len(rest) == 1:
@@ -133,25 +145,32 @@ def _as_move(move: Any) -> Move:
         except ValueError as exc:
             raise IllegalMoveError(str(exc)) from None
     if not isinstance(move, Move):
-        raise IllegalMoveError(f"not a move: {type(move).__name__} {_short(move)} (expected a "
-                               "tt_env Move or its words, like 'discard 7H')")
+        raise IllegalMoveError(
+            f"not a move: {type(move).__name__} {_short(move)} (expected a "
+            "tt_env Move or its words, like 'discard 7H')"
+        )
     kind, card = move
     if not _is_index(kind) or not 0 <= kind < len(MoveKind):
-        raise IllegalMoveError(f"not a move: {_short(move)} (its kind {_short(kind)} is not a "
-                               "MoveKind)")
+        raise IllegalMoveError(
+            f"not a move: {_short(move)} (its kind {_short(kind)} is not a MoveKind)"
+        )
     kind = MoveKind(int(kind))
     if kind in (MoveKind.DRAW_STOCK, MoveKind.TAKE_DISCARD):
         if not (_is_index(card) and card == -1):
-            raise IllegalMoveError(f"not a move: {kind.name.lower()} names no card, got card "
-                                   f"{_short(card)}")
+            raise IllegalMoveError(
+                f"not a move: {kind.name.lower()} names no card, got card {_short(card)}"
+            )
         return DRAW_STOCK if kind == MoveKind.DRAW_STOCK else TAKE_DISCARD
     if not _is_index(card):
-        raise IllegalMoveError(f"not a move: the card of {kind.name.lower()} must be a card "
-                               f"index 0..{NUM_KINDS - 1} (an int), got {type(card).__name__} "
-                               f"{_short(card)}")
+        raise IllegalMoveError(
+            f"not a move: the card of {kind.name.lower()} must be a card "
+            f"index 0..{NUM_KINDS - 1} (an int), got {type(card).__name__} "
+            f"{_short(card)}"
+        )
     if not 0 <= card < NUM_KINDS:
-        raise IllegalMoveError(f"not a move: no such card kind {int(card)} (card kinds are "
-                               f"0..{NUM_KINDS - 1})")
+        raise IllegalMoveError(
+            f"not a move: no such card kind {int(card)} (card kinds are 0..{NUM_KINDS - 1})"
+        )
     return (DISCARD if kind == MoveKind.DISCARD else GO_OUT)[int(card)]
 
 
@@ -234,8 +253,10 @@ class Game:
 
     def __init__(self, rules: Rules | None = None, seed: int | None = None) -> None:
         if rules is not None and not isinstance(rules, Rules):
-            raise TypeError(f"rules must be a tt_env Rules (Rules.preset(name) for a preset), "
-                            f"got {_short(rules)}")
+            raise TypeError(
+                f"rules must be a tt_env Rules (Rules.preset(name) for a preset), "
+                f"got {_short(rules)}"
+            )
         self.rules = rules if rules is not None else Rules()
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0])
@@ -321,9 +342,11 @@ class Game:
         if len(hands) != n:
             raise ValueError(f"arrange needs {n} hands, got {len(hands)}")
         if round_index is not None and not (
-                _is_index(round_index) and 0 <= round_index < self.rules.num_rounds):
-            raise ValueError(f"round_index must be 0..{self.rules.num_rounds - 1}, "
-                             f"got {_short(round_index)}")
+            _is_index(round_index) and 0 <= round_index < self.rules.num_rounds
+        ):
+            raise ValueError(
+                f"round_index must be 0..{self.rules.num_rounds - 1}, got {_short(round_index)}"
+            )
         if current is not None and not (_is_index(current) and 0 <= current < n):
             raise ValueError(f"current must be a seat 0..{n - 1}, got {_short(current)}")
         counts = []
@@ -395,8 +418,7 @@ class Game:
 
     def go_out_discards(self) -> set[int]:
         """In the discard phase: the card kinds whose discard leaves a hand with no deadwood."""
-        return set(go_out_discards(self._round.hands[self.current], self.wild_rank,
-                                   self.rules))
+        return set(go_out_discards(self._round.hands[self.current], self.wild_rank, self.rules))
 
     def check(self, move: Move | str) -> None:
         """Raise :class:`IllegalMoveError` saying why, if ``move`` is not legal now."""
@@ -432,8 +454,10 @@ class Game:
         if not r.hands[self.current][move.card]:
             return f"{who} does not hold {card}"
         if not self._may_discard(move.card):
-            return (f"{card} was just taken from the discard pile and may not be discarded "
-                    "this turn (rule option discard_drawn_upcard)")
+            return (
+                f"{card} was just taken from the discard pile and may not be discarded "
+                "this turn (rule option discard_drawn_upcard)"
+            )
         return f"{who} cannot go out discarding {card}: the other cards do not all meld"
 
     def apply(self, move: Move | str) -> Outcome:
@@ -457,16 +481,42 @@ class Game:
             r.hands[seat][card] += 1
             r.drawn_upcard = -1
             self.phase = Phase.DISCARD
-            return Outcome(move, seat, card, r.taken[seat][card], len(r.stock), rebuilt, False,
-                           False, False, seat, r.turns, None, False)
+            return Outcome(
+                move,
+                seat,
+                card,
+                r.taken[seat][card],
+                len(r.stock),
+                rebuilt,
+                False,
+                False,
+                False,
+                seat,
+                r.turns,
+                None,
+                False,
+            )
         if kind == MoveKind.TAKE_DISCARD:
             card = r.discard_pile.pop()
             r.hands[seat][card] += 1
             r.taken[seat][card] += 1
             r.drawn_upcard = card
             self.phase = Phase.DISCARD
-            return Outcome(move, seat, card, r.taken[seat][card], len(r.stock), False, False,
-                           False, False, seat, r.turns, None, False)
+            return Outcome(
+                move,
+                seat,
+                card,
+                r.taken[seat][card],
+                len(r.stock),
+                False,
+                False,
+                False,
+                False,
+                seat,
+                r.turns,
+                None,
+                False,
+            )
         return self._discard(seat, move)
 
     def _rebuild_stock(self) -> None:
@@ -520,9 +570,21 @@ class Game:
             self.current = nxt
             self.phase = Phase.DRAW
             result = self._end_round_if_nothing_to_draw()
-        return Outcome(move, seat, card, known, len(r.stock), False, went_out,
-                       going_out and not valid_out, laid, nxt if result is None else seat,
-                       turns, result, self.phase == Phase.GAME_OVER)
+        return Outcome(
+            move,
+            seat,
+            card,
+            known,
+            len(r.stock),
+            False,
+            went_out,
+            going_out and not valid_out,
+            laid,
+            nxt if result is None else seat,
+            turns,
+            result,
+            self.phase == Phase.GAME_OVER,
+        )
 
     def _end_round_if_nothing_to_draw(self) -> RoundResult | None:
         # Decided here (RULES.md): when neither the stock nor the discard pile can be drawn from,
@@ -571,8 +633,13 @@ class Game:
         """Redemption: lay down own melds and lay off loose cards onto the table."""
         r = self._round
         hand = r.hands[seat]
-        result = lay_off(_cards_of(hand), [m.shape for m in r.table], self.wild_rank,
-                         self.rules, joker_penalty=self._joker_penalty(seat))
+        result = lay_off(
+            _cards_of(hand),
+            [m.shape for m in r.table],
+            self.wild_rank,
+            self.rules,
+            joker_penalty=self._joker_penalty(seat),
+        )
         for index, cards in result.layoffs:
             old = r.table[index]
             for c in cards:
@@ -591,8 +658,12 @@ class Game:
             if seat in r.scored:
                 points, arrangement = r.scored[seat]
             else:
-                arrangement = solve(_cards_of(r.hands[seat]), self.wild_rank, rules,
-                                    joker_penalty=self._joker_penalty(seat))
+                arrangement = solve(
+                    _cards_of(r.hands[seat]),
+                    self.wild_rank,
+                    rules,
+                    joker_penalty=self._joker_penalty(seat),
+                )
                 points = arrangement.points
             deadwood.append(points)
             arrangements.append(arrangement)
@@ -601,10 +672,15 @@ class Game:
         for seat in range(n):
             self.scores[seat] += penalties[seat]
         result = RoundResult(
-            round_index=self.round_index, cards_dealt=self.cards_dealt,
-            wild_rank=self.wild_rank, went_out=r.went_out, penalties=penalties,
-            deadwood_points=tuple(deadwood), false_outs=tuple(r.false_outs),
-            arrangements=tuple(arrangements), ended_by=ended_by,
+            round_index=self.round_index,
+            cards_dealt=self.cards_dealt,
+            wild_rank=self.wild_rank,
+            went_out=r.went_out,
+            penalties=penalties,
+            deadwood_points=tuple(deadwood),
+            false_outs=tuple(r.false_outs),
+            arrangements=tuple(arrangements),
+            ended_by=ended_by,
         )
         self.round_results.append(result)
         self._ended = (r, self.round_index, self.current)  # before the next deal replaces r
@@ -726,11 +802,17 @@ class Game:
         """The whole state, hidden cards included (for debugging and centralised critics)."""
         r = self._round
         return {
-            "round_index": self.round_index, "wild_rank": self.wild_rank,
-            "dealer": self.dealer, "current": self.current, "phase": self.phase.name,
+            "round_index": self.round_index,
+            "wild_rank": self.wild_rank,
+            "dealer": self.dealer,
+            "current": self.current,
+            "phase": self.phase.name,
             "hands": [format_cards(_cards_of(h)) for h in r.hands],
-            "stock": format_cards(r.stock), "discard_pile": format_cards(r.discard_pile),
-            "went_out": r.went_out, "scores": list(self.scores), "turns": r.turns,
+            "stock": format_cards(r.stock),
+            "discard_pile": format_cards(r.discard_pile),
+            "went_out": r.went_out,
+            "scores": list(self.scores),
+            "turns": r.turns,
         }
 
     def all_hands(self) -> list[tuple[int, ...]]:
@@ -746,7 +828,9 @@ class Game:
         """A JSON-ready record: rules, seed and moves, which replay to this exact game, and what
         they lead to (rounds played, scores, winners), which :meth:`from_record` checks."""
         if self._arranged:
-            raise RecordError("an arranged game (Game.arrange) cannot be recorded: its deal is not the seed's")
+            raise RecordError(
+                "an arranged game (Game.arrange) cannot be recorded: its deal is not the seed's"
+            )
         return {
             "format": "tt_env.game",
             "version": RECORD_VERSION,
@@ -781,14 +865,17 @@ class Game:
             except json.JSONDecodeError as exc:
                 raise RecordError(f"game record is not valid JSON: {exc}") from None
             except RecursionError:
-                raise RecordError("game record is not a game record: its JSON is nested too "
-                                  "deeply") from None
+                raise RecordError(
+                    "game record is not a game record: its JSON is nested too deeply"
+                ) from None
         if not isinstance(record, dict) or record.get("format") != "tt_env.game":
             raise RecordError("not a tt_env game record (missing format 'tt_env.game')")
         version = record.get("version")
         if not _is_index(version) or version != RECORD_VERSION:
-            raise RecordError(f"unsupported game record version {_short(version)} (this "
-                              f"tt_env reads version {RECORD_VERSION})")
+            raise RecordError(
+                f"unsupported game record version {_short(version)} (this "
+                f"tt_env reads version {RECORD_VERSION})"
+            )
         for key in ("rules", "seed", "moves", "rounds_played", "scores"):
             if key not in record:
                 raise RecordError(f"game record has no {key!r}")
@@ -802,39 +889,55 @@ class Game:
             raise RecordError(f"game record has an invalid seed: {exc}") from None
         moves, n = record["moves"], rules.num_players
         if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
-            raise RecordError(f"game record's moves must be a list of move texts (like "
-                              f"'discard 7H'), got {_short(moves)}")
+            raise RecordError(
+                f"game record's moves must be a list of move texts (like "
+                f"'discard 7H'), got {_short(moves)}"
+            )
         rounds_played = record["rounds_played"]
         if not _is_index(rounds_played) or rounds_played < 0:
-            raise RecordError(f"game record's rounds_played must be a non-negative integer, "
-                              f"got {_short(rounds_played)}")
+            raise RecordError(
+                f"game record's rounds_played must be a non-negative integer, "
+                f"got {_short(rounds_played)}"
+            )
         scores = record["scores"]
-        if not (isinstance(scores, list) and len(scores) == n
-                and all(_is_index(x) for x in scores)):
-            raise RecordError(f"game record's scores must be a list of {n} integers (one per "
-                              f"seat), got {_short(scores)}")
+        if not (
+            isinstance(scores, list) and len(scores) == n and all(_is_index(x) for x in scores)
+        ):
+            raise RecordError(
+                f"game record's scores must be a list of {n} integers (one per "
+                f"seat), got {_short(scores)}"
+            )
         winners = record.get("winners")
-        if winners is not None and not (isinstance(winners, list)
-                                        and all(_is_index(x) for x in winners)):
-            raise RecordError(f"game record's winners must be a list of seats, got "
-                              f"{_short(winners)}")
+        if winners is not None and not (
+            isinstance(winners, list) and all(_is_index(x) for x in winners)
+        ):
+            raise RecordError(
+                f"game record's winners must be a list of seats, got {_short(winners)}"
+            )
         game = cls(rules, seed=seed)
         for i, text in enumerate(moves):
             try:
                 game.apply(text)
             except IllegalMoveError as exc:
-                raise RecordError(f"game record does not replay: move {i} {_short(text)}: "
-                                  f"{exc}") from None
+                raise RecordError(
+                    f"game record does not replay: move {i} {_short(text)}: {exc}"
+                ) from None
         played = len(game.round_results)
         if rounds_played != played:
-            raise RecordError(f"game record does not match: it says {rounds_played} round(s) "
-                              f"played, its {len(moves)} moves play {played}")
+            raise RecordError(
+                f"game record does not match: it says {rounds_played} round(s) "
+                f"played, its {len(moves)} moves play {played}"
+            )
         if scores != game.scores:
-            raise RecordError(f"game record does not match: it says scores {scores}, the "
-                              f"replay gives {game.scores}")
+            raise RecordError(
+                f"game record does not match: it says scores {scores}, the "
+                f"replay gives {game.scores}"
+            )
         if winners is not None and winners != game.winners:
-            raise RecordError(f"game record does not match: it says winners {winners}, the "
-                              f"replay gives {game.winners}")
+            raise RecordError(
+                f"game record does not match: it says winners {winners}, the "
+                f"replay gives {game.winners}"
+            )
         return game
 
 
@@ -872,8 +975,20 @@ def _cards_of(counts) -> list[Card]:
 
 
 __all__ = [
-    "DISCARD", "DRAW_STOCK", "GO_OUT", "TAKE_DISCARD", "Game", "IllegalMoveError", "Move",
-    "MoveKind", "Outcome", "Phase", "PlayerView", "RecordError", "RoundResult", "TableMeld",
+    "DISCARD",
+    "DRAW_STOCK",
+    "GO_OUT",
+    "TAKE_DISCARD",
+    "Game",
+    "IllegalMoveError",
+    "Move",
+    "MoveKind",
+    "Outcome",
+    "Phase",
+    "PlayerView",
+    "RecordError",
+    "RoundResult",
+    "TableMeld",
     "JOKER",
     "check_seed",
 ]

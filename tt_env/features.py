@@ -79,20 +79,51 @@ FEATURE_NAME = "card-features"
 FEATURE_VERSION = 1
 
 CARD_FEATURES: tuple[str, ...] = (
-    "held", "drawn_upcard", "top_discard", "unseen", "discarded", "on_table", "next_known",
-    "others_known", "wild", "points", "after_discard", "vs_best_discard", "best_discard",
-    "goes_out", "saving", "draw_gain", "lookahead_gain", "candidate", "same_rank_held",
-    "run_held_1", "run_held_2", "same_rank_unseen", "run_unseen_1", "run_unseen_2",
-    "feeds_next", "rank",
+    "held",
+    "drawn_upcard",
+    "top_discard",
+    "unseen",
+    "discarded",
+    "on_table",
+    "next_known",
+    "others_known",
+    "wild",
+    "points",
+    "after_discard",
+    "vs_best_discard",
+    "best_discard",
+    "goes_out",
+    "saving",
+    "draw_gain",
+    "lookahead_gain",
+    "candidate",
+    "same_rank_held",
+    "run_held_1",
+    "run_held_2",
+    "same_rank_unseen",
+    "run_unseen_1",
+    "run_unseen_2",
+    "feeds_next",
+    "rank",
 )
 CARD_WIDTH = len(CARD_FEATURES)
 _C = {name: i for i, name in enumerate(CARD_FEATURES)}
 
 GLOBAL_FEATURES: tuple[str, ...] = (
-    "draw_phase", "discard_phase", "final_turn", "penalty", "take_gain", "stock_gain", "can_take",
-    "best_after_discard", "can_go_out", "cards_dealt", *(f"dealt_{n}" for n in range(
-        MIN_CARDS_DEALT, MIN_CARDS_DEALT + CARDS_DEALT_SLOTS)),
-    "rounds_left", "stock_size", "turns_left",
+    "draw_phase",
+    "discard_phase",
+    "final_turn",
+    "penalty",
+    "take_gain",
+    "stock_gain",
+    "can_take",
+    "best_after_discard",
+    "can_go_out",
+    "cards_dealt",
+    *(f"dealt_{n}" for n in range(MIN_CARDS_DEALT, MIN_CARDS_DEALT + CARDS_DEALT_SLOTS)),
+    "rounds_left",
+    "stock_size",
+    "turns_left",
 )
 SEAT_FEATURES: tuple[str, ...] = ("hand_size", "went_out", "score", "known", "dealer")
 _G = {name: i for i, name in enumerate(GLOBAL_FEATURES)}
@@ -116,9 +147,11 @@ def _neighbour_tables(aces_high: bool) -> tuple[np.ndarray, np.ndarray, np.ndarr
         same[k] = [s * NUM_RANKS + r for s in range(4) if s != suit]
         positions = [r + 1] + ([NUM_RANKS + 1] if aces_high and r == 0 else [])
         for d, table in near.items():
-            found = sorted({kind_at(suit, p + e) for p in positions for e in (-d, d)
-                            if 1 <= p + e <= top} - {k})
-            table[k, :len(found)] = found
+            found = sorted(
+                {kind_at(suit, p + e) for p in positions for e in (-d, d) if 1 <= p + e <= top}
+                - {k}
+            )
+            table[k, : len(found)] = found
     return same, near[1], near[2]
 
 
@@ -131,8 +164,9 @@ class CardFeatures:
     Call the instance on an observation vector; :attr:`size` is the length of the result.
     """
 
-    def __init__(self, rules: Rules, lookahead: bool = True, candidates: int = 3,
-                 margin: int = 12) -> None:
+    def __init__(
+        self, rules: Rules, lookahead: bool = True, candidates: int = 3, margin: int = 12
+    ) -> None:
         self.rules = rules
         self.num_players = n = rules.num_players
         self.lookahead = bool(lookahead)
@@ -150,22 +184,37 @@ class CardFeatures:
     # ------------------------------------------------------------------ the record
     def spec(self) -> dict[str, Any]:
         """What a model file records to rebuild this transform (:meth:`from_spec`)."""
-        return {"name": FEATURE_NAME, "version": FEATURE_VERSION, "lookahead": self.lookahead,
-                "candidates": self.candidates, "margin": self.margin, "size": self.size,
-                "card_width": CARD_WIDTH, "global_width": self.global_width}
+        return {
+            "name": FEATURE_NAME,
+            "version": FEATURE_VERSION,
+            "lookahead": self.lookahead,
+            "candidates": self.candidates,
+            "margin": self.margin,
+            "size": self.size,
+            "card_width": CARD_WIDTH,
+            "global_width": self.global_width,
+        }
 
     @classmethod
     def from_spec(cls, spec: dict[str, Any], rules: Rules) -> CardFeatures:
         """The transform a model file describes; raises ``ValueError`` for an unknown one."""
         if spec.get("name") != FEATURE_NAME or spec.get("version") != FEATURE_VERSION:
-            raise ValueError(f"unknown feature transform {spec.get('name')!r} version "
-                             f"{spec.get('version')!r} (this tt_env has {FEATURE_NAME!r} "
-                             f"version {FEATURE_VERSION})")
-        made = cls(rules, lookahead=spec.get("lookahead", True),
-                   candidates=spec.get("candidates", 3), margin=spec.get("margin", 12))
+            raise ValueError(
+                f"unknown feature transform {spec.get('name')!r} version "
+                f"{spec.get('version')!r} (this tt_env has {FEATURE_NAME!r} "
+                f"version {FEATURE_VERSION})"
+            )
+        made = cls(
+            rules,
+            lookahead=spec.get("lookahead", True),
+            candidates=spec.get("candidates", 3),
+            margin=spec.get("margin", 12),
+        )
         if spec.get("size", made.size) != made.size:
-            raise ValueError(f"feature transform size {spec.get('size')} does not match "
-                             f"{made.size} for {rules.num_players} players")
+            raise ValueError(
+                f"feature transform size {spec.get('size')} does not match "
+                f"{made.size} for {rules.num_players} players"
+            )
         return made
 
     # ------------------------------------------------------------------ valuation
@@ -177,8 +226,10 @@ class CardFeatures:
     def __call__(self, observation: np.ndarray) -> np.ndarray:
         obs = np.asarray(observation, np.float32)
         if obs.shape != (self.layout.size,):
-            raise ValueError(f"expected an observation of {self.layout.size} values for "
-                             f"{self.num_players} players, got shape {obs.shape}")
+            raise ValueError(
+                f"expected an observation of {self.layout.size} values for "
+                f"{self.num_players} players, got shape {obs.shape}"
+            )
         compiled = self._compiled
         if compiled is False:
             compiled = self._compiled = self._build_compiled()
@@ -207,10 +258,27 @@ class CardFeatures:
         rules = self.rules
         deck = np.full(NUM_KINDS, rules.decks, np.int64)
         deck[JOKER] = rules.decks * rules.jokers_per_deck
-        args = (fj.layout_array(self.layout), self.num_players, deck, self._rank.copy(),
-                self._same, self._near1, self._near2, rules.max_cards,
-                bool(rules.discard_drawn_upcard), self.lookahead, self.candidates,
-                self.margin, pars, k0.TT, k0.mkeys, k0.mv, k0.mdw, k0.ws, k0.wr)
+        args = (
+            fj.layout_array(self.layout),
+            self.num_players,
+            deck,
+            self._rank.copy(),
+            self._same,
+            self._near1,
+            self._near2,
+            rules.max_cards,
+            bool(rules.discard_drawn_upcard),
+            self.lookahead,
+            self.candidates,
+            self.margin,
+            pars,
+            k0.TT,
+            k0.mkeys,
+            k0.mv,
+            k0.mdw,
+            k0.ws,
+            k0.wr,
+        )
         return _Entry(fj.card_features), args
 
     def reference(self, observation: np.ndarray) -> np.ndarray:
@@ -260,8 +328,11 @@ class CardFeatures:
         cards[:, _C["run_unseen_2"]] = unseen_pad[self._near2].sum(axis=1) / (2.0 * decks)
         if n > 1 and known[1].any():
             collected = np.append(known[1] > 0, False)
-            feeds = (collected[self._same].any(axis=1) | collected[self._near1].any(axis=1)
-                     | collected[self._near2].any(axis=1))
+            feeds = (
+                collected[self._same].any(axis=1)
+                | collected[self._near1].any(axis=1)
+                | collected[self._near2].any(axis=1)
+            )
             feeds[JOKER] = False
             cards[:, _C["feeds_next"]] = feeds
 
@@ -276,18 +347,21 @@ class CardFeatures:
         dealt_row = obs[s["cards_dealt"]]
         g[_G["cards_dealt"]] = (int(np.argmax(dealt_row)) + MIN_CARDS_DEALT) / 13.0
         first = _G[f"dealt_{MIN_CARDS_DEALT}"]
-        g[first:first + CARDS_DEALT_SLOTS] = dealt_row
+        g[first : first + CARDS_DEALT_SLOTS] = dealt_row
         g[_G["rounds_left"]] = obs[s["rounds_left"]][0]
         g[_G["stock_size"]] = obs[s["stock_size"]][0]
         g[_G["turns_left"]] = obs[s["turns_left"]][0]
-        seats = np.stack([
-            obs[s["hand_size"]] / (rules.max_cards + 1),
-            obs[s["went_out"]],
-            obs[s["score"]] - obs[s["score"]][0],  # already in hundreds of points
-            known.sum(axis=1) / 10.0,
-            obs[s["dealer"]],
-        ], axis=1)
-        g[len(GLOBAL_FEATURES):] = seats.reshape(-1)
+        seats = np.stack(
+            [
+                obs[s["hand_size"]] / (rules.max_cards + 1),
+                obs[s["went_out"]],
+                obs[s["score"]] - obs[s["score"]][0],  # already in hundreds of points
+                known.sum(axis=1) / 10.0,
+                obs[s["dealer"]],
+            ],
+            axis=1,
+        )
+        g[len(GLOBAL_FEATURES) :] = seats.reshape(-1)
         return np.concatenate([cards.reshape(-1), g])
 
     def _draw_features(self, cards, g, hand, unseen, wild_rank, top) -> None:
@@ -314,8 +388,9 @@ class CardFeatures:
                 take = v.take_value(hand, top, wild_rank)
             g[_G["take_gain"]] = (now - take) / 10.0
 
-    def _discard_features(self, cards, g, hand, unseen, wild_rank, drawn, table,
-                          final_turn) -> None:
+    def _discard_features(
+        self, cards, g, hand, unseen, wild_rank, drawn, table, final_turn
+    ) -> None:
         v = self._valuation
         penalties = v.discard_values(hand, wild_rank)
         now = v.hand_value(hand, wild_rank)
@@ -326,7 +401,8 @@ class CardFeatures:
         if hits.size and not self.rules.discard_drawn_upcard and hand[hits[0]] < 2:
             banned = int(hits[0])
         allowed = {int(k): int(penalties[k]) for k in held if k != banned} or {
-            int(k): int(penalties[k]) for k in held}
+            int(k): int(penalties[k]) for k in held
+        }
         best = min(allowed.values())
         g[_G["best_after_discard"]] = best / 25.0
         g[_G["can_go_out"]] = best == 0
@@ -360,6 +436,12 @@ def feature_names(num_players: int) -> list[str]:
 
 
 __all__ = [
-    "CARD_FEATURES", "CARD_WIDTH", "CardFeatures", "FEATURE_NAME", "FEATURE_VERSION",
-    "GLOBAL_FEATURES", "SEAT_FEATURES", "feature_names",
+    "CARD_FEATURES",
+    "CARD_WIDTH",
+    "CardFeatures",
+    "FEATURE_NAME",
+    "FEATURE_VERSION",
+    "GLOBAL_FEATURES",
+    "SEAT_FEATURES",
+    "feature_names",
 ]

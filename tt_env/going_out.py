@@ -104,8 +104,9 @@ def go_out_discards(counts, wild_rank: int, rules: Rules) -> tuple[int, ...]:
     return result
 
 
-def _solve_each(hand: bytes, candidates: list[int], wild_rank: int, rules: Rules
-                ) -> tuple[int, ...]:
+def _solve_each(
+    hand: bytes, candidates: list[int], wild_rank: int, rules: Rules
+) -> tuple[int, ...]:
     """The candidates whose discard leaves no deadwood, by the solver."""
     out = []
     rest = bytearray(hand)
@@ -128,8 +129,9 @@ def _candidates(hand: bytes, wild_rank: int, rules: Rules) -> list[int]:
     w = wild_rank - 1
     aces_high = rules.aces_high
     jokers = hand[JOKER]
-    pool = hand[w] + hand[NUM_RANKS + w] + hand[2 * NUM_RANKS + w] + hand[3 * NUM_RANKS + w] + (
-        jokers)
+    pool = (
+        hand[w] + hand[NUM_RANKS + w] + hand[2 * NUM_RANKS + w] + hand[3 * NUM_RANKS + w] + (jokers)
+    )
     held, natural, loose, pairs = _loose(hand, w, aces_high)
     # Stage one. A discard takes at most one loose (isolated) card and one pool card away, and
     # at most weight 2 from the matching: the global rejects first, then by kind of discard.
@@ -179,8 +181,9 @@ def _candidates(hand: bytes, wild_rank: int, rules: Rules) -> list[int]:
 
 def _may_pass(needed: int, isolated: int, loose: int, pool: int) -> bool:
     """Conditions 2, 3 and 1 (no pool: no loose card) for lower bounds of a hand's counts."""
-    return needed <= pool and (isolated <= 0 or pool >= max(2, isolated)) and (
-        pool > 0 or loose <= 0)
+    return (
+        needed <= pool and (isolated <= 0 or pool >= max(2, isolated)) and (pool > 0 or loose <= 0)
+    )
 
 
 def _hopeless(hand: bytes, w: int, aces_high: bool, size: int, pool: int) -> bool:
@@ -201,7 +204,7 @@ def _hopeless(hand: bytes, w: int, aces_high: bool, size: int, pool: int) -> boo
 def _loose(hand: bytes, w: int, aces_high: bool) -> tuple[int, int, int, int]:
     """Of a hand (53 counts): the kinds held and its natural and loose cards (52-bit masks), and
     the ranks with two cards or more (a 13-bit mask, the wild rank's included)."""
-    digits = hand[NUM_RANKS * NUM_SUITS - 1::-1]  # kind 51 first: most significant
+    digits = hand[NUM_RANKS * NUM_SUITS - 1 :: -1]  # kind 51 first: most significant
     held = int(digits.translate(_ONE_OR_MORE), 2)
     # Suits C, D, H, S are the 13-bit slices 0..3. At bit r: `both` holds C&D and `either` C|D;
     # at bit 26 + r, H&S and H|S.
@@ -213,8 +216,9 @@ def _loose(hand: bytes, w: int, aces_high: bool) -> tuple[int, int, int, int]:
         twice = int(digits.translate(_TWO_OR_MORE), 2)
         thrice = int(digits.translate(_THREE_OR_MORE), 2)
         twice = (twice | twice >> _SHIFTS[1] | twice >> _SHIFTS[2] | twice >> _SHIFTS[3]) & _SUIT
-        thrice = (thrice | thrice >> _SHIFTS[1] | thrice >> _SHIFTS[2] | thrice >> _SHIFTS[3]
-                  ) & _SUIT
+        thrice = (
+            thrice | thrice >> _SHIFTS[1] | thrice >> _SHIFTS[2] | thrice >> _SHIFTS[3]
+        ) & _SUIT
         sets |= (twice & pairs) | thrice  # a kind twice and another suit, or a kind thrice
         pairs |= twice
     m = held & _NATURAL[w]
@@ -231,8 +235,12 @@ def _loose(hand: bytes, w: int, aces_high: bool) -> tuple[int, int, int, int]:
 
 def _isolated(m: int, pairs: int, aces_high: bool) -> int:
     """The isolated cards among the natural cards ``m`` (see :func:`_loose`)."""
-    near = (((m << 1) & _ABOVE_1) | ((m << 2) & _ABOVE_2)
-            | ((m >> 1) & _BELOW_1) | ((m >> 2) & _BELOW_2))
+    near = (
+        ((m << 1) & _ABOVE_1)
+        | ((m << 2) & _ABOVE_2)
+        | ((m >> 1) & _BELOW_1)
+        | ((m >> 2) & _BELOW_2)
+    )
     if aces_high:
         aces = m & _ACES
         near |= (aces << _Q) | (aces << _K) | (((m >> _Q) | (m >> _K)) & _ACES)
@@ -272,7 +280,7 @@ def _careful_matching(lonely: int, loose: int) -> int:
                 left.append((row, shift))
                 continue
             others = 0
-            for later, _ in rows[i + 1:]:
+            for later, _ in rows[i + 1 :]:
                 others |= later
             for later, _ in left:
                 others |= later

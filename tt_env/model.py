@@ -32,9 +32,10 @@ import os
 import struct
 import zipfile
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -58,8 +59,9 @@ class ModelError(ValueError):
 
 
 # ---------------------------------------------------------------------------------- network
-def card_net_layers(global_width: int, card_width: int = CARD_WIDTH, card_hidden: int = 64,
-                    trunk_hidden: int = 128) -> dict[str, tuple[list[int], bool]]:
+def card_net_layers(
+    global_width: int, card_width: int = CARD_WIDTH, card_hidden: int = 64, trunk_hidden: int = 128
+) -> dict[str, tuple[list[int], bool]]:
     """The architecture of CardNet: ``{block: (layer sizes, ReLU after the last layer)}``.
 
     Every block is a stack of linear layers with ReLU between them (PyTorch names its weights
@@ -98,28 +100,47 @@ class NumpyCardNet:
     ``critic(x)`` ``(B, 1)`` values; float32 throughout, as the torch network computes them.
     """
 
-    def __init__(self, weights: Mapping[str, np.ndarray], global_width: int,
-                 card_width: int = CARD_WIDTH, card_hidden: int = 64,
-                 trunk_hidden: int = 128) -> None:
-        kwargs = dict(global_width=global_width, card_width=card_width, card_hidden=card_hidden,
-                      trunk_hidden=trunk_hidden)
+    def __init__(
+        self,
+        weights: Mapping[str, np.ndarray],
+        global_width: int,
+        card_width: int = CARD_WIDTH,
+        card_hidden: int = 64,
+        trunk_hidden: int = 128,
+    ) -> None:
+        kwargs = dict(
+            global_width=global_width,
+            card_width=card_width,
+            card_hidden=card_hidden,
+            trunk_hidden=trunk_hidden,
+        )
         expected = parameter_shapes(**kwargs)
         missing = sorted(set(expected) - set(weights))
         unexpected = sorted(set(weights) - set(expected))
         if missing or unexpected:
-            raise ValueError(f"weights do not fit CardNet{kwargs}: missing {missing}, "
-                             f"unexpected {unexpected}")
+            raise ValueError(
+                f"weights do not fit CardNet{kwargs}: missing {missing}, unexpected {unexpected}"
+            )
         for name, shape in expected.items():
             if tuple(weights[name].shape) != shape:
-                raise ValueError(f"weight {name} has shape {tuple(weights[name].shape)}, "
-                                 f"not {shape}")
+                raise ValueError(
+                    f"weight {name} has shape {tuple(weights[name].shape)}, not {shape}"
+                )
         self.global_width = global_width
         self.card_width = card_width
         self._blocks = {
-            block: ([(np.ascontiguousarray(weights[f"{block}.{2 * i}.weight"].T, np.float32),
-                      np.asarray(weights[f"{block}.{2 * i}.bias"], np.float32))
-                     for i in range(len(sizes) - 1)], last_relu)
-            for block, (sizes, last_relu) in card_net_layers(**kwargs).items()}
+            block: (
+                [
+                    (
+                        np.ascontiguousarray(weights[f"{block}.{2 * i}.weight"].T, np.float32),
+                        np.asarray(weights[f"{block}.{2 * i}.bias"], np.float32),
+                    )
+                    for i in range(len(sizes) - 1)
+                ],
+                last_relu,
+            )
+            for block, (sizes, last_relu) in card_net_layers(**kwargs).items()
+        }
 
     def _run(self, block: str, x: np.ndarray) -> np.ndarray:
         layers, last_relu = self._blocks[block]
@@ -136,17 +157,26 @@ class NumpyCardNet:
         split = NUM_KINDS * self.card_width
         cards = x[:, :split].reshape(len(x), NUM_KINDS, self.card_width)
         g = self._run("global_in", x[:, split:])
-        c = self._run("card", np.concatenate(
-            [cards, np.broadcast_to(g[:, None], (len(x), NUM_KINDS, g.shape[1]))], axis=-1))
+        c = self._run(
+            "card",
+            np.concatenate(
+                [cards, np.broadcast_to(g[:, None], (len(x), NUM_KINDS, g.shape[1]))], axis=-1
+            ),
+        )
         trunk = self._run("trunk", np.concatenate([g, c.mean(axis=1), c.max(axis=1)], axis=-1))
         return c, trunk
 
     def actor(self, x: np.ndarray) -> np.ndarray:
         c, trunk = self._encode(x)
-        per_card = self._run("card_head", np.concatenate(
-            [c, np.broadcast_to(trunk[:, None], c.shape[:2] + trunk.shape[1:])], axis=-1))
-        return np.concatenate([self._run("draw_head", trunk), per_card[..., 0],
-                               per_card[..., 1]], axis=-1)
+        per_card = self._run(
+            "card_head",
+            np.concatenate(
+                [c, np.broadcast_to(trunk[:, None], c.shape[:2] + trunk.shape[1:])], axis=-1
+            ),
+        )
+        return np.concatenate(
+            [self._run("draw_head", trunk), per_card[..., 0], per_card[..., 1]], axis=-1
+        )
 
     def critic(self, x: np.ndarray) -> np.ndarray:
         return self._run("value_head", self._encode(x)[1])
@@ -158,8 +188,10 @@ NETWORKS = {"CardNet": NumpyCardNet}
 # ---------------------------------------------------------------------------------- the file
 def observation_record(num_players: int) -> dict[str, Any]:
     """The observation layout as recorded in a model file."""
-    return {"size": observation_size(num_players),
-            "pieces": [[p.name, p.width, p.per_seat] for p in OBSERVATION_PIECES]}
+    return {
+        "size": observation_size(num_players),
+        "pieces": [[p.name, p.width, p.per_seat] for p in OBSERVATION_PIECES],
+    }
 
 
 @dataclass
@@ -174,8 +206,12 @@ class Model:
     weights: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
 
-def build_metadata(rules: Rules, features: CardFeatures, net_kwargs: dict[str, Any],
-                   training: dict[str, Any] | None = None) -> dict[str, Any]:
+def build_metadata(
+    rules: Rules,
+    features: CardFeatures,
+    net_kwargs: dict[str, Any],
+    training: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     import tt_env
 
     return {
@@ -192,8 +228,9 @@ def build_metadata(rules: Rules, features: CardFeatures, net_kwargs: dict[str, A
 _RESERVED = ("__format__", "__version__", "__metadata__")
 
 
-def save_model(path: str | os.PathLike, weights: Mapping[str, Any],
-               metadata: dict[str, Any]) -> Path:
+def save_model(
+    path: str | os.PathLike, weights: Mapping[str, Any], metadata: dict[str, Any]
+) -> Path:
     """Write a model file (atomically: a crash never leaves half a file).
 
     ``weights``: the network's parameters by name, as numpy arrays (or anything ``np.asarray``
@@ -208,9 +245,13 @@ def save_model(path: str | os.PathLike, weights: Mapping[str, Any],
     # Plain JSON types only (a path or a numpy number becomes its text).
     text = json.dumps(json.loads(json.dumps(metadata, default=str)))
     with atomic_file(path, "wb") as fh:  # a failed write (a full disk) leaves no file behind
-        np.savez_compressed(fh, __format__=np.array(MODEL_FORMAT),
-                            __version__=np.array(MODEL_VERSION), __metadata__=np.array(text),
-                            **arrays)
+        np.savez_compressed(
+            fh,
+            __format__=np.array(MODEL_FORMAT),
+            __version__=np.array(MODEL_VERSION),
+            __metadata__=np.array(text),
+            **arrays,
+        )
     return path
 
 
@@ -247,20 +288,36 @@ def read_model_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, 
             arrays = _read_entries(archive, corrupt)
     except ModelError:
         raise
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, zlib.error, KeyError,
-            NotImplementedError, RuntimeError, OverflowError, TypeError,
-            struct.error) as exc:  # unreadable, torn, or an odd zip
+    except (
+        OSError,
+        ValueError,
+        EOFError,
+        zipfile.BadZipFile,
+        zlib.error,
+        KeyError,
+        NotImplementedError,
+        RuntimeError,
+        OverflowError,
+        TypeError,
+        struct.error,
+    ) as exc:  # unreadable, torn, or an odd zip
         detail = (str(exc).splitlines() or [""])[0][:200]
         raise ModelError(f"{corrupt} ({type(exc).__name__}: {detail})") from None
     fmt = arrays.pop("__format__", None)
     if fmt is None or fmt.shape != () or fmt.dtype.kind != "U" or str(fmt) != MODEL_FORMAT:
         raise ModelError(f"{path} is not a tt_env model file (no format {MODEL_FORMAT!r})")
     version = arrays.pop("__version__", None)
-    if (version is None or version.shape != () or version.dtype.kind not in "iu"
-            or int(version) != MODEL_VERSION):
+    if (
+        version is None
+        or version.shape != ()
+        or version.dtype.kind not in "iu"
+        or int(version) != MODEL_VERSION
+    ):
         shown = None if version is None else version.tolist() if version.size < 10 else "?"
-        raise ModelError(f"{path}: unsupported model file version {shown!r} "
-                         f"(this tt_env reads version {MODEL_VERSION})")
+        raise ModelError(
+            f"{path}: unsupported model file version {shown!r} "
+            f"(this tt_env reads version {MODEL_VERSION})"
+        )
     text = arrays.pop("__metadata__", None)
     try:
         if text is None or text.shape != () or text.dtype.kind != "U":
@@ -271,14 +328,16 @@ def read_model_file(path: str | os.PathLike) -> tuple[dict[str, Any], dict[str, 
         if _depth(metadata) > MAX_METADATA_DEPTH:
             raise ValueError(f"nested more than {MAX_METADATA_DEPTH} deep")
     except RecursionError:
-        raise ModelError(f"{path} is corrupt: its metadata cannot be read (nested too "
-                         "deeply)") from None
+        raise ModelError(
+            f"{path} is corrupt: its metadata cannot be read (nested too deeply)"
+        ) from None
     except (TypeError, ValueError) as exc:
         raise ModelError(f"{path} is corrupt: its metadata cannot be read ({exc})") from None
     for name, value in arrays.items():
         if value.dtype.kind != "f" or not np.isfinite(value).all():
-            raise ModelError(f"{path} is corrupt: weight {name!r} is not finite floating-point "
-                             "numbers")
+            raise ModelError(
+                f"{path} is corrupt: weight {name!r} is not finite floating-point numbers"
+            )
     return metadata, arrays
 
 
@@ -289,13 +348,15 @@ def _read_entries(archive: zipfile.ZipFile, corrupt: str) -> dict[str, np.ndarra
         raise ModelError(f"{corrupt} ({len(infos)} entries; a model has far fewer)")
     total = sum(info.file_size for info in infos)
     if total > MAX_MODEL_BYTES:
-        raise ModelError(f"{corrupt} (its entries unpack to {total:,} bytes, more than the "
-                         f"{MAX_MODEL_BYTES:,} a model file may hold)")
+        raise ModelError(
+            f"{corrupt} (its entries unpack to {total:,} bytes, more than the "
+            f"{MAX_MODEL_BYTES:,} a model file may hold)"
+        )
     arrays: dict[str, np.ndarray] = {}
     for info in infos:
         if not info.filename.endswith(".npy") or info.is_dir():
             raise ModelError(f"{corrupt} (its entry {info.filename!r} is not a numpy array)")
-        name = info.filename[:-len(".npy")]
+        name = info.filename[: -len(".npy")]
         if name in arrays:
             raise ModelError(f"{corrupt} (its entry {name!r} appears twice)")
         with archive.open(info) as fh:
@@ -317,15 +378,18 @@ def _read_npy(fh, entry_size: int, name: str, corrupt: str) -> np.ndarray:
         else:
             raise ValueError(f"numpy format version {version}")
     except Exception as exc:  # numpy parses the header text with tokenize and ast: any error
-        raise ModelError(f"{corrupt} (entry {name!r} has no valid array header: "
-                         f"{type(exc).__name__})") from None
+        raise ModelError(
+            f"{corrupt} (entry {name!r} has no valid array header: {type(exc).__name__})"
+        ) from None
     if dtype.hasobject:
         raise ModelError(f"{corrupt} (entry {name!r} holds pickled data, which is never loaded)")
     count = math.prod(shape)
     size = count * dtype.itemsize
     if size > entry_size:
-        raise ModelError(f"{corrupt} (entry {name!r} claims shape {shape}: {size:,} bytes, "
-                         f"more than the {entry_size:,} of its entry)")
+        raise ModelError(
+            f"{corrupt} (entry {name!r} claims shape {shape}: {size:,} bytes, "
+            f"more than the {entry_size:,} of its entry)"
+        )
     data = fh.read(size)
     if len(data) != size:
         raise ModelError(f"{corrupt} (entry {name!r} is truncated)")
@@ -342,8 +406,9 @@ def _depth(value: Any) -> int:
         if isinstance(item, (list, dict)):
             deepest = max(deepest, depth)
             if depth <= MAX_METADATA_DEPTH:
-                stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict)
-                                                      else item))
+                stack.extend(
+                    (v, depth + 1) for v in (item.values() if isinstance(item, dict) else item)
+                )
     return deepest
 
 
@@ -360,17 +425,22 @@ def check_compatible(metadata: dict[str, Any], rules: Rules, where: str = "model
     returns the model's rules."""
     trained = trained_rules(metadata, where)
     if trained.num_players != rules.num_players:
-        raise ModelError(f"{where} was trained for {trained.num_players} players, not "
-                         f"{rules.num_players}: train a model for {rules.num_players} players "
-                         "(tt-train --players N)")
+        raise ModelError(
+            f"{where} was trained for {trained.num_players} players, not "
+            f"{rules.num_players}: train a model for {rules.num_players} players "
+            "(tt-train --players N)"
+        )
     if trained != rules:
         mine, theirs = rules.to_dict(), trained.to_dict()
-        diff = ", ".join(f"{k}={theirs[k]!r} (asked: {mine[k]!r})" for k in mine
-                         if mine[k] != theirs[k])
+        diff = ", ".join(
+            f"{k}={theirs[k]!r} (asked: {mine[k]!r})" for k in mine if mine[k] != theirs[k]
+        )
         raise ModelError(f"{where} was trained for other rules: {diff}")
     if metadata.get("observation") != observation_record(rules.num_players):
-        raise ModelError(f"{where} was trained on another observation layout than this "
-                         "tt_env's (the observation pieces changed): retrain it")
+        raise ModelError(
+            f"{where} was trained on another observation layout than this "
+            "tt_env's (the observation pieces changed): retrain it"
+        )
     return trained
 
 
@@ -387,16 +457,34 @@ def load_model(path: str | os.PathLike, rules: Rules | None = None) -> Model:
         network = metadata["network"]
         net = NETWORKS[network["class"]](weights, **network["kwargs"])
     except Exception as exc:  # any failure to build from the file's data: the file is at fault
-        raise ModelError(f"{where} is corrupt or from another tt_env version: "
-                         f"{type(exc).__name__}: {exc}") from None
+        raise ModelError(
+            f"{where} is corrupt or from another tt_env version: {type(exc).__name__}: {exc}"
+        ) from None
     if net.global_width != features.global_width or net.card_width != CARD_WIDTH:
         raise ModelError(f"{where} is corrupt: its network does not fit its features")
-    return Model(net=net, rules=trained, features=features, metadata=metadata, path=str(path),
-                 weights=weights)
+    return Model(
+        net=net,
+        rules=trained,
+        features=features,
+        metadata=metadata,
+        path=str(path),
+        weights=weights,
+    )
 
 
 __all__ = [
-    "MODEL_FORMAT", "MODEL_SUFFIX", "Model", "ModelError", "NumpyCardNet", "build_metadata",
-    "card_net_layers", "check_compatible", "load_model", "observation_record",
-    "parameter_shapes", "read_model_file", "save_model", "trained_rules",
+    "MODEL_FORMAT",
+    "MODEL_SUFFIX",
+    "Model",
+    "ModelError",
+    "NumpyCardNet",
+    "build_metadata",
+    "card_net_layers",
+    "check_compatible",
+    "load_model",
+    "observation_record",
+    "parameter_shapes",
+    "read_model_file",
+    "save_model",
+    "trained_rules",
 ]

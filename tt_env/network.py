@@ -11,7 +11,7 @@ without torch.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import torch
@@ -39,13 +39,19 @@ class CardNet(nn.Module):
     logits (mask them before use), ``critic(x)`` ``(B, 1)`` values, ``forward(x)`` both.
     """
 
-    def __init__(self, global_width: int, card_width: int = CARD_WIDTH, card_hidden: int = 64,
-                 trunk_hidden: int = 128) -> None:
+    def __init__(
+        self,
+        global_width: int,
+        card_width: int = CARD_WIDTH,
+        card_hidden: int = 64,
+        trunk_hidden: int = 128,
+    ) -> None:
         super().__init__()
         self.card_width = card_width
         self.global_width = global_width
-        for block, (sizes, last) in card_net_layers(global_width, card_width, card_hidden,
-                                                    trunk_hidden).items():
+        for block, (sizes, last) in card_net_layers(
+            global_width, card_width, card_hidden, trunk_hidden
+        ).items():
             setattr(self, block, _mlp(sizes, last))
 
     def _encode(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -73,15 +79,18 @@ class CardNet(nn.Module):
 
 def numpy_weights(net: nn.Module) -> dict[str, np.ndarray]:
     """The weights of ``net`` as float32 numpy arrays, by name (what a model file stores)."""
-    return {k: v.detach().cpu().numpy().astype(np.float32, copy=True)
-            for k, v in net.state_dict().items()}
+    return {
+        k: v.detach().cpu().numpy().astype(np.float32, copy=True)
+        for k, v in net.state_dict().items()
+    }
 
 
 def card_net_from_weights(weights: Mapping[str, np.ndarray], **net_kwargs) -> CardNet:
     """A torch :class:`CardNet` holding ``weights`` (e.g. a model file's, to train on)."""
     net = CardNet(**net_kwargs)
-    net.load_state_dict({k: torch.from_numpy(np.asarray(v, np.float32).copy())
-                         for k, v in weights.items()})
+    net.load_state_dict(
+        {k: torch.from_numpy(np.asarray(v, np.float32).copy()) for k, v in weights.items()}
+    )
     return net
 
 

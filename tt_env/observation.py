@@ -25,13 +25,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import numpy as np
 
 from .actions import (
-    KIND_OFFSET, NUM_ACTIONS,
+    KIND_OFFSET,
+    NUM_ACTIONS,
 )
 from .cards import ALL_CARDS, JOKER, NUM_KINDS, NUM_RANKS, RANK_NAMES, Card
 from .engine import Game, MoveKind, Outcome, PlayerView
@@ -68,36 +69,102 @@ class Piece:
 
 
 _P = Piece
-_HAND = _P("hand", NUM_KINDS, False, "copies", "count",
-           "the observer's hand: copies held of each card kind")
-_DRAWN = _P("drawn_upcard", NUM_KINDS, False, "one", "one-hot",
-            "the card the observer just took from the discard pile this turn (it may not be "
-            "discarded in the same turn unless `discard_drawn_upcard`); zeros otherwise")
+_HAND = _P(
+    "hand",
+    NUM_KINDS,
+    False,
+    "copies",
+    "count",
+    "the observer's hand: copies held of each card kind",
+)
+_DRAWN = _P(
+    "drawn_upcard",
+    NUM_KINDS,
+    False,
+    "one",
+    "one-hot",
+    "the card the observer just took from the discard pile this turn (it may not be "
+    "discarded in the same turn unless `discard_drawn_upcard`); zeros otherwise",
+)
 _COMMON: tuple[Piece, ...] = (
-    _P("top_discard", NUM_KINDS, False, "one", "one-hot",
-       "the top card of the discard pile; zeros when the pile is empty"),
-    _P("discard_below", NUM_KINDS, False, "copies", "count",
-       "the cards lower in the discard pile (public: every discard was seen)"),
-    _P("table", NUM_KINDS, False, "copies", "count",
-       "the cards laid down in melds this round (by the player who went out and, with "
-       "`redemption`, by the others on their final turn)"),
+    _P(
+        "top_discard",
+        NUM_KINDS,
+        False,
+        "one",
+        "one-hot",
+        "the top card of the discard pile; zeros when the pile is empty",
+    ),
+    _P(
+        "discard_below",
+        NUM_KINDS,
+        False,
+        "copies",
+        "count",
+        "the cards lower in the discard pile (public: every discard was seen)",
+    ),
+    _P(
+        "table",
+        NUM_KINDS,
+        False,
+        "copies",
+        "count",
+        "the cards laid down in melds this round (by the player who went out and, with "
+        "`redemption`, by the others on their final turn)",
+    ),
     _P("wild_rank", NUM_RANKS, False, "one", "one-hot", "the wild rank of the round, A..K"),
-    _P("cards_dealt", CARDS_DEALT_SLOTS, False, "one", "one-hot",
-       "cards dealt to each player this round, 3..15"),
-    _P("rounds_left", 1, False, "unit", "fraction",
-       "rounds still to play after this one / rounds in the game"),
-    _P("phase", 2, False, "one", "one-hot",
-       "the phase of the seat to move: [draw, discard]; zeros once the episode is over"),
-    _P("final_turn", 1, False, "one", "0/1",
-       "1 once a player has gone out this round: every other player has one last turn"),
+    _P(
+        "cards_dealt",
+        CARDS_DEALT_SLOTS,
+        False,
+        "one",
+        "one-hot",
+        "cards dealt to each player this round, 3..15",
+    ),
+    _P(
+        "rounds_left",
+        1,
+        False,
+        "unit",
+        "fraction",
+        "rounds still to play after this one / rounds in the game",
+    ),
+    _P(
+        "phase",
+        2,
+        False,
+        "one",
+        "one-hot",
+        "the phase of the seat to move: [draw, discard]; zeros once the episode is over",
+    ),
+    _P(
+        "final_turn",
+        1,
+        False,
+        "one",
+        "0/1",
+        "1 once a player has gone out this round: every other player has one last turn",
+    ),
     _P("stock_size", 1, False, "unit", "fraction", "cards in the stock / cards in the decks"),
-    _P("turns_left", 1, False, "unit", "fraction",
-       "turns left before the round ends by the turn cap / `max_turns_per_round`"),
-    _P("known", NUM_KINDS, True, "copies", "count",
-       "per seat: cards it is known to hold: taken from the discard pile this round, less one "
-       "for each card of that kind it discarded or laid down since (public events only: with "
-       "several decks the copy that left may be another); row 0 shows what the others know of "
-       "the observer's hand"),
+    _P(
+        "turns_left",
+        1,
+        False,
+        "unit",
+        "fraction",
+        "turns left before the round ends by the turn cap / `max_turns_per_round`",
+    ),
+    _P(
+        "known",
+        NUM_KINDS,
+        True,
+        "copies",
+        "count",
+        "per seat: cards it is known to hold: taken from the discard pile this round, less one "
+        "for each card of that kind it discarded or laid down since (public events only: with "
+        "several decks the copy that left may be another); row 0 shows what the others know of "
+        "the observer's hand",
+    ),
     _P("hand_size", 1, True, "hand", "count", "per seat: cards held"),
     _P("went_out", 1, True, "one", "0/1", "per seat: 1 for the seat that went out this round"),
     _P("score", 1, True, "score", "points / 100", "per seat: cumulative score of the game / 100"),
@@ -110,12 +177,24 @@ OBSERVATION_PIECES: tuple[Piece, ...] = (_HAND, _DRAWN, *_COMMON)
 
 STATE_PIECES: tuple[Piece, ...] = (
     _P("hands", NUM_KINDS, True, "copies", "count", "per seat: its hand"),
-    _P("drawn_upcard", NUM_KINDS, True, "one", "one-hot",
-       "per seat: the card just taken from the discard pile (only the seat to move has one)"),
+    _P(
+        "drawn_upcard",
+        NUM_KINDS,
+        True,
+        "one",
+        "one-hot",
+        "per seat: the card just taken from the discard pile (only the seat to move has one)",
+    ),
     *_COMMON,
     _P("stock", NUM_KINDS, False, "copies", "count", "the cards in the stock"),
-    _P("next_stock", NUM_KINDS, False, "one", "one-hot",
-       "the card on top of the stock (drawn next); zeros when the stock is empty"),
+    _P(
+        "next_stock",
+        NUM_KINDS,
+        False,
+        "one",
+        "one-hot",
+        "the card on top of the stock (drawn next); zeros when the stock is empty",
+    ),
 )
 """The perfect-information state (``state()``); per-seat rows in absolute seat order."""
 
@@ -147,17 +226,18 @@ class Layout:
                 f"expected a vector of {self.size} values for {self.num_players} players, "
                 f"got shape {vector.shape}"
             )
-        return {p.name: vector[self.slices[p.name]].reshape(self.shapes[p.name])
-                for p in self.pieces}
+        return {
+            p.name: vector[self.slices[p.name]].reshape(self.shapes[p.name]) for p in self.pieces
+        }
 
 
-@lru_cache(maxsize=None)
+@cache
 def observation_layout(num_players: int) -> Layout:
     """The observation layout for ``num_players`` seats."""
     return Layout(OBSERVATION_PIECES, num_players)
 
 
-@lru_cache(maxsize=None)
+@cache
 def state_layout(num_players: int) -> Layout:
     """The state layout for ``num_players`` seats."""
     return Layout(STATE_PIECES, num_players)
@@ -171,9 +251,11 @@ def observation_size(num_players: int) -> int:
 # ---------------------------------------------------------------------------------- bounds
 def max_round_penalty(rules: Rules) -> int:
     """An upper bound of what one seat can score in one round (for bounds and penalties)."""
-    worst_card = max([rules.card_points(r) for r in range(1, NUM_RANKS + 1)]
-                     + [rules.wild_penalty(r.wild_rank) for r in rules.rounds]
-                     + ([JOKER_PENALTY] if rules.jokers_per_deck else []))
+    worst_card = max(
+        [rules.card_points(r) for r in range(1, NUM_RANKS + 1)]
+        + [rules.wild_penalty(r.wild_rank) for r in rules.rounds]
+        + ([JOKER_PENALTY] if rules.jokers_per_deck else [])
+    )
     false_outs = (rules.false_out_penalty or 0) * (rules.turn_cap // rules.num_players + 1)
     multiplier = 2 if rules.double_court_rounds else 1
     return multiplier * (rules.max_cards * worst_card + false_outs)
@@ -283,7 +365,7 @@ def hand_of(vector: np.ndarray) -> list[Card]:
 def top_discard_of(vector: np.ndarray) -> Card | None:
     """The top discard, recovered from an observation vector alone; None if the pile is empty."""
     start = observation_layout(2).start("top_discard")  # before any per-seat piece: same for all n
-    row = np.asarray(vector)[start:start + NUM_KINDS]
+    row = np.asarray(vector)[start : start + NUM_KINDS]
     hits = np.flatnonzero(row)
     return ALL_CARDS[int(hits[0])] if len(hits) else None
 
@@ -335,7 +417,11 @@ class IncrementalEncoder:
         self._mv = memoryview(self.v)
         st = slay.start
         self._hands, self._drawn, self._top, self._below = (
-            st("hands"), st("drawn_upcard"), st("top_discard"), st("discard_below"))
+            st("hands"),
+            st("drawn_upcard"),
+            st("top_discard"),
+            st("discard_below"),
+        )
         self._phase, self._stock, self._turns = st("phase"), st("stock_size"), st("turns_left")
         self._known, self._hand_size, self._to_move = st("known"), st("hand_size"), st("to_move")
         self._inv_total = 1.0 / _total_cards(rules)
@@ -357,7 +443,8 @@ class IncrementalEncoder:
                     rows = [(o + k) % n for k in range(n)]
                     base = st(p.name)
                     index[dst] = np.concatenate(
-                        [np.arange(base + r * p.width, base + (r + 1) * p.width) for r in rows])
+                        [np.arange(base + r * p.width, base + (r + 1) * p.width) for r in rows]
+                    )
                 else:
                     index[dst] = np.arange(st(p.name), st(p.name) + p.width)
             self._gather.append(index)
@@ -369,8 +456,11 @@ class IncrementalEncoder:
         slay = state_layout(n)
         v = self.v
         v[:] = 0
-        p = {piece.name: v[slay.slices[piece.name]].reshape(slay.shapes[piece.name])
-             for piece in STATE_PIECES if piece.name not in _STATE_EXTRA}
+        p = {
+            piece.name: v[slay.slices[piece.name]].reshape(slay.shapes[piece.name])
+            for piece in STATE_PIECES
+            if piece.name not in _STATE_EXTRA
+        }
         hands = game.all_hands()
         for s in range(n):
             p["hands"][s] = hands[s]
@@ -520,16 +610,18 @@ def public_view(view: PlayerView, rules: Rules, pretty: bool = False) -> dict[st
     players = []
     for k in range(n):
         s = (view.seat + k) % n
-        players.append({
-            "seat": s,
-            "you": s == view.seat,
-            "hand_size": view.hand_sizes[s],
-            "known_cards": _names(_counts_to_cards(view.taken[s]), pretty),
-            "score": view.scores[s],
-            "went_out": view.went_out == s,
-            "dealer": view.dealer == s,
-            "to_move": view.current == s and view.phase.in_play,
-        })
+        players.append(
+            {
+                "seat": s,
+                "you": s == view.seat,
+                "hand_size": view.hand_sizes[s],
+                "known_cards": _names(_counts_to_cards(view.taken[s]), pretty),
+                "score": view.scores[s],
+                "went_out": view.went_out == s,
+                "dealer": view.dealer == s,
+                "to_move": view.current == s and view.phase.in_play,
+            }
+        )
     return {
         "seat": view.seat,
         "round": view.round_index + 1,
@@ -553,8 +645,9 @@ def public_view(view: PlayerView, rules: Rules, pretty: bool = False) -> dict[st
 
 
 # ---------------------------------------------------------------------------------- docs
-def markdown_table(num_players: int | None = None, pieces: Sequence[Piece] = OBSERVATION_PIECES
-                   ) -> str:
+def markdown_table(
+    num_players: int | None = None, pieces: Sequence[Piece] = OBSERVATION_PIECES
+) -> str:
     """The piece table as Markdown. With ``num_players`` the index ranges are shown too."""
     header = "| piece | shape | values | description |"
     rule = "| --- | --- | --- | --- |"
@@ -564,8 +657,13 @@ def markdown_table(num_players: int | None = None, pieces: Sequence[Piece] = OBS
         rule = "| --- " + rule
     lines = [header, rule]
     for p in pieces:
-        shape = f"(n, {p.width})" if p.per_seat and p.width > 1 else "(n,)" if p.per_seat else (
-            f"({p.width},)")
+        shape = (
+            f"(n, {p.width})"
+            if p.per_seat and p.width > 1
+            else "(n,)"
+            if p.per_seat
+            else (f"({p.width},)")
+        )
         row = f"| `{p.name}` | {shape} | {p.values} | {p.description} |"
         if num_players is not None:
             sl = lay.slices[p.name]
@@ -575,9 +673,26 @@ def markdown_table(num_players: int | None = None, pieces: Sequence[Piece] = OBS
 
 
 __all__ = [
-    "OBSERVATION_PIECES", "STATE_PIECES", "SCORE_SCALE", "IncrementalEncoder", "Layout", "Piece",
-    "action_mask", "decode", "decode_state", "encode", "hand_of", "legal_mask_bytes",
-    "markdown_table", "max_game_score", "max_round_penalty", "observation_layout",
-    "observation_size", "observation_space", "public_view", "state_layout", "state_space",
+    "OBSERVATION_PIECES",
+    "STATE_PIECES",
+    "SCORE_SCALE",
+    "IncrementalEncoder",
+    "Layout",
+    "Piece",
+    "action_mask",
+    "decode",
+    "decode_state",
+    "encode",
+    "hand_of",
+    "legal_mask_bytes",
+    "markdown_table",
+    "max_game_score",
+    "max_round_penalty",
+    "observation_layout",
+    "observation_size",
+    "observation_space",
+    "public_view",
+    "state_layout",
+    "state_space",
     "top_discard_of",
 ]

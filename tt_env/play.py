@@ -24,7 +24,11 @@ from typing import TextIO
 import numpy as np
 
 from .actions import (
-    DISCARD_ACTION_BASE, DRAW_STOCK_ACTION, GO_OUT_ACTION_BASE, TAKE_DISCARD_ACTION, describe,
+    DISCARD_ACTION_BASE,
+    DRAW_STOCK_ACTION,
+    GO_OUT_ACTION_BASE,
+    TAKE_DISCARD_ACTION,
+    describe,
     parse_action,
 )
 from .cards import ALL_CARDS, RANK_NAMES
@@ -45,10 +49,18 @@ class TerminalGame:
     at the end of each round, every hand as it was scored (hands are shown at the scoring).
     """
 
-    def __init__(self, rules, opponents: Sequence[str], seat: int = 0, seed: int | None = None,
-                 episode: str = "game", input_fn: Callable[[str], str] = input,
-                 out: TextIO | None = None, pretty: bool | None = None,
-                 echo: bool = False) -> None:
+    def __init__(
+        self,
+        rules,
+        opponents: Sequence[str],
+        seat: int = 0,
+        seed: int | None = None,
+        episode: str = "game",
+        input_fn: Callable[[str], str] = input,
+        out: TextIO | None = None,
+        pretty: bool | None = None,
+        echo: bool = False,
+    ) -> None:
         from . import three_thirteen_v0
         from .agents import make_agent, spec_label
         from .engine import check_seed
@@ -120,10 +132,15 @@ class TerminalGame:
         env = self.env
         try:
             env.reset(seed=self.seed)
-            length = ("a single round" if env.episode == "round"
-                      else f"a game of {self.rules.num_rounds} rounds")
-            self.say(f"Three Thirteen: {self.n} players, {length}, seed {self.seed}. "
-                     f"You are seat {self.seat}. Type 'help' for help.")
+            length = (
+                "a single round"
+                if env.episode == "round"
+                else f"a game of {self.rules.num_rounds} rounds"
+            )
+            self.say(
+                f"Three Thirteen: {self.n} players, {length}, seed {self.seed}. "
+                f"You are seat {self.seat}. Type 'help' for help."
+            )
             rounds_seen = 0
             self._announce_round()
             for agent_name in env.agent_iter():
@@ -159,8 +176,10 @@ class TerminalGame:
     def _announce_round(self) -> None:
         g = self.env.game
         self.say("")
-        self.say(f"=== Round {g.round_index + 1}/{self.rules.num_rounds}: {g.cards_dealt} cards "
-                 f"each, {RANK_NAMES[g.wild_rank]}s are wild; {self.names[g.dealer]} dealt. ===")
+        self.say(
+            f"=== Round {g.round_index + 1}/{self.rules.num_rounds}: {g.cards_dealt} cards "
+            f"each, {RANK_NAMES[g.wild_rank]}s are wild; {self.names[g.dealer]} dealt. ==="
+        )
 
     def _tell(self, seat: int, action: int) -> None:
         """Say what a move does, before it is played (the top discard is still there)."""
@@ -172,24 +191,34 @@ class TerminalGame:
             self.say(f"{who} {verb('draw', 'draws')} from the stock.")
         elif action == TAKE_DISCARD_ACTION:
             top = g.top_discard
-            self.say(f"{who} {verb('take', 'takes')} {self.card(top, g.wild_rank)} from the "
-                     "discard pile.")
+            self.say(
+                f"{who} {verb('take', 'takes')} {self.card(top, g.wild_rank)} from the "
+                "discard pile."
+            )
         elif action >= GO_OUT_ACTION_BASE:
-            self.say(f"{who} {verb('go', 'goes')} out, discarding "
-                     f"{self.card(action - GO_OUT_ACTION_BASE, g.wild_rank)}!")
+            self.say(
+                f"{who} {verb('go', 'goes')} out, discarding "
+                f"{self.card(action - GO_OUT_ACTION_BASE, g.wild_rank)}!"
+            )
         else:
-            self.say(f"{who} {verb('discard', 'discards')} "
-                     f"{self.card(action - DISCARD_ACTION_BASE, g.wild_rank)}.")
+            self.say(
+                f"{who} {verb('discard', 'discards')} "
+                f"{self.card(action - DISCARD_ACTION_BASE, g.wild_rank)}."
+            )
 
     def _show(self, view: dict, hand: list[int], wild_rank: int) -> None:
         g = self.env.game
         self.say("")
         turn = f"turn {view['turns'] + 1}/{view['max_turns']}"
         final = "  FINAL TURN: someone went out!" if view["final_turn"] else ""
-        self.say(f"Round {view['round']}/{view['rounds']} | {view['wild_rank']}s wild | stock "
-                 f"{view['stock_size']} | {turn}{final}")
-        scores = ", ".join(f"{self.names[p['seat']]} {p['score']}" for p in
-                           sorted(view["players"], key=lambda p: p["seat"]))
+        self.say(
+            f"Round {view['round']}/{view['rounds']} | {view['wild_rank']}s wild | stock "
+            f"{view['stock_size']} | {turn}{final}"
+        )
+        scores = ", ".join(
+            f"{self.names[p['seat']]} {p['score']}"
+            for p in sorted(view["players"], key=lambda p: p["seat"])
+        )
         self.say(f"Scores: {scores}")
         for p in view["players"]:
             if not p["you"] and p["known_cards"]:
@@ -201,8 +230,10 @@ class TerminalGame:
         self.say(f"Your hand ({len(hand)}): {text}   deadwood {points}  (* wild)")
         drawn = view.get("drawn_upcard")
         if drawn is not None and not self.rules.discard_drawn_upcard:
-            self.say(f"(You took {self.card(_parse(drawn), wild_rank)} from the pile: it may "
-                     "not be discarded this turn.)")
+            self.say(
+                f"(You took {self.card(_parse(drawn), wild_rank)} from the pile: it may "
+                "not be discarded this turn.)"
+            )
 
     def _ask(self, obs: dict) -> int:
         from .observation import hand_of
@@ -247,9 +278,11 @@ class TerminalGame:
             if low in QUIT_WORDS:
                 raise QuitGame
             if low in HELP_WORDS:
-                self.say("Type the number of a move, or the move in words: 'draw' (stock), "
-                         "'take' (top discard), 'discard 7H', 'go out 7H' (suits C D H S or "
-                         "symbols; 10 or T for tens). 'quit' leaves the game.")
+                self.say(
+                    "Type the number of a move, or the move in words: 'draw' (stock), "
+                    "'take' (top discard), 'discard 7H', 'go out 7H' (suits C D H S or "
+                    "symbols; 10 or T for tens). 'quit' leaves the game."
+                )
                 continue
             action = parse_answer(answer, legal)
             if isinstance(action, int):
@@ -259,19 +292,24 @@ class TerminalGame:
     def _round_over(self, result) -> None:
         g = self.env.game
         self.say("")
-        how = {"out": f"{self.names[result.went_out]} went out" if result.went_out is not None
-               else "", "turn_cap": "the turn limit was reached",
-               "no_cards": "no card could be drawn"}.get(result.ended_by, result.ended_by)
+        how = {
+            "out": f"{self.names[result.went_out]} went out" if result.went_out is not None else "",
+            "turn_cap": "the turn limit was reached",
+            "no_cards": "no card could be drawn",
+        }.get(result.ended_by, result.ended_by)
         self.say(f"--- Round {result.round_index + 1} over: {how}. ---")
         from .render import shown_melds
 
         for s in range(self.n):
             arrangement = result.arrangements[s]
-            melds = " ".join("[" + self.cards(m, result.wild_rank) + "]"
-                             for m in shown_melds(arrangement))
+            melds = " ".join(
+                "[" + self.cards(m, result.wild_rank) + "]" for m in shown_melds(arrangement)
+            )
             loose = self.cards(sorted(arrangement.deadwood, key=self._order), result.wild_rank)
-            self.say(f"  {self.names[s]:<22} penalty {result.penalties[s]:>3}   "
-                     f"{melds}{'  loose: ' + loose if loose else ''}")
+            self.say(
+                f"  {self.names[s]:<22} penalty {result.penalties[s]:>3}   "
+                f"{melds}{'  loose: ' + loose if loose else ''}"
+            )
         totals = ", ".join(f"{self.names[s]} {g.scores[s]}" for s in range(self.n))
         self.say(f"Totals: {totals}")
 
@@ -282,8 +320,11 @@ class TerminalGame:
         best = min(scores)
         winners = [self.names[s] for s in range(self.n) if scores[s] == best]
         self.say("")
-        self.say("=== Game over. Final scores: " + ", ".join(
-            f"{self.names[s]} {scores[s]}" for s in range(self.n)) + " ===")
+        self.say(
+            "=== Game over. Final scores: "
+            + ", ".join(f"{self.names[s]} {scores[s]}" for s in range(self.n))
+            + " ==="
+        )
         if "you" in winners and len(winners) == 1:
             self.say("You win!")
         elif "you" in winners:
@@ -308,10 +349,14 @@ def parse_answer(answer: str, legal: Sequence[int]) -> int | str:
         action = parse_action(text)
     except ValueError as exc:
         if str(exc).startswith("unknown card"):
-            return (f"{_shorten(words[-1], 20)!r} is not a card: give a rank (A, 2..10, J, Q, "
-                    "K) and a suit (C, D, H, S), as in 7H or 10S; JK is the joker.")
-        return (f"I do not understand {_shorten(answer, 40)!r}: answer with a move's number "
-                f"(1..{len(legal)}) or its words: draw, take, discard 7H, go out 7H.")
+            return (
+                f"{_shorten(words[-1], 20)!r} is not a card: give a rank (A, 2..10, J, Q, "
+                "K) and a suit (C, D, H, S), as in 7H or 10S; JK is the joker."
+            )
+        return (
+            f"I do not understand {_shorten(answer, 40)!r}: answer with a move's number "
+            f"(1..{len(legal)}) or its words: draw, take, discard 7H, go out 7H."
+        )
     if action in legal:
         return action
     return f"'{describe(action)}' is not a legal move now; choose one of the list."
@@ -334,41 +379,67 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="tt-play",
         description="Play Three Thirteen in the terminal against agents. Answer each prompt "
-                    "with a move's number or its words ('draw', 'take', 'discard 7H', "
-                    "'go out 7H'); 'quit' or Ctrl-C leaves.")
-    parser.add_argument("--opponents", "-o", default=",".join(DEFAULT_OPPONENTS),
-                        help="comma-separated agents, one per opponent: random, greedy, "
-                             "counting, module.path:ClassName or a saved model "
-                             f"(default: {','.join(DEFAULT_OPPONENTS)})")
-    parser.add_argument("--seat", type=int, default=0, help="your seat, 0 plays first in "
-                        "seat order (default: 0)")
-    parser.add_argument("--seed", type=non_negative_int, default=None,
-                        help="deal seed, an integer >= 0 (default: random)")
-    parser.add_argument("--episode", choices=("game", "round"), default="game",
-                        help="a whole game (default) or a single round")
+        "with a move's number or its words ('draw', 'take', 'discard 7H', "
+        "'go out 7H'); 'quit' or Ctrl-C leaves.",
+    )
+    parser.add_argument(
+        "--opponents",
+        "-o",
+        default=",".join(DEFAULT_OPPONENTS),
+        help="comma-separated agents, one per opponent: random, greedy, "
+        "counting, module.path:ClassName or a saved model "
+        f"(default: {','.join(DEFAULT_OPPONENTS)})",
+    )
+    parser.add_argument(
+        "--seat", type=int, default=0, help="your seat, 0 plays first in seat order (default: 0)"
+    )
+    parser.add_argument(
+        "--seed",
+        type=non_negative_int,
+        default=None,
+        help="deal seed, an integer >= 0 (default: random)",
+    )
+    parser.add_argument(
+        "--episode",
+        choices=("game", "round"),
+        default="game",
+        help="a whole game (default) or a single round",
+    )
     parser.add_argument("--ascii", action="store_true", help="card names without suit symbols")
     add_rules_arguments(parser)
     return parser
 
 
-def main(argv: Sequence[str] | None = None, input_fn: Callable[[str], str] = input,
-         out: TextIO | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    input_fn: Callable[[str], str] = input,
+    out: TextIO | None = None,
+) -> int:
     """``tt-play``: returns the exit status."""
     from ._cli import one_line, rules_from_args
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    opponents = [s.strip() for s in args.opponents.split(",") if s.strip()]
+    from .agents import split_specs
+
+    opponents = split_specs(args.opponents)
     out = out or sys.stdout
     if not 1 <= len(opponents) <= 7:
         print("tt-play: error: give 1 to 7 opponents", file=sys.stderr)
         return 2
     try:
         rules = rules_from_args(args, 1 + len(opponents))
-        game = TerminalGame(rules, opponents, seat=args.seat, seed=args.seed,
-                            episode=args.episode, input_fn=input_fn, out=out,
-                            pretty=False if args.ascii else None,
-                            echo=input_fn is input and not sys.stdin.isatty())
+        game = TerminalGame(
+            rules,
+            opponents,
+            seat=args.seat,
+            seed=args.seed,
+            episode=args.episode,
+            input_fn=input_fn,
+            out=out,
+            pretty=False if args.ascii else None,
+            echo=input_fn is input and not sys.stdin.isatty(),
+        )
     except (ValueError, ImportError) as exc:
         print(f"tt-play: error: {one_line(exc)}", file=sys.stderr)
         return 2

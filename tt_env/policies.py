@@ -20,7 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .actions import (
-    DISCARD_ACTION_BASE, DRAW_STOCK_ACTION, GO_OUT_ACTION_BASE, TAKE_DISCARD_ACTION,
+    DISCARD_ACTION_BASE,
+    DRAW_STOCK_ACTION,
+    GO_OUT_ACTION_BASE,
+    TAKE_DISCARD_ACTION,
 )
 from .cards import JOKER, NUM_KINDS, NUM_RANKS
 from .valuation import Seen, Valuation
@@ -71,16 +74,16 @@ class ExpectedPenalty:
         stock = v.expected_after_draw(seen.hand, seen.unseen, seen.wild_rank)
         return (TAKE_DISCARD_ACTION if take < stock else DRAW_STOCK_ACTION), float(take), stock
 
-    def discard(self, v: Valuation, seen: Seen, mask: np.ndarray
-                ) -> tuple[int, list[tuple[int, float]]]:
+    def discard(
+        self, v: Valuation, seen: Seen, mask: np.ndarray
+    ) -> tuple[int, list[tuple[int, float]]]:
         """(the discard or go-out action, the shortlist as (action, value) pairs, best first).
         The shortlist is empty when the choice needed no look-ahead (going out, the final
         turn, no look-ahead)."""
         wild = seen.wild_rank
         _, penalties, _ = v.discard_choices(seen)
         table = v.penalties(wild)
-        outs = [k for k in range(NUM_KINDS)
-                if mask[GO_OUT_ACTION_BASE + k] and penalties[k] == 0]
+        outs = [k for k in range(NUM_KINDS) if mask[GO_OUT_ACTION_BASE + k] and penalties[k] == 0]
         if outs:
             return GO_OUT_ACTION_BASE + max(outs, key=lambda k: (table[k], k)), []
         choices = [k for k in range(NUM_KINDS) if mask[DISCARD_ACTION_BASE + k]]
@@ -89,8 +92,9 @@ class ExpectedPenalty:
         if seen.final_turn or self.lookahead == 0:
             return DISCARD_ACTION_BASE + ranked[0], []
         floor = penalties[ranked[0]] + feed[ranked[0]]
-        shortlist = [k for k in ranked[: self.candidates]
-                     if penalties[k] + feed[k] <= floor + self.margin]
+        shortlist = [
+            k for k in ranked[: self.candidates] if penalties[k] + feed[k] <= floor + self.margin
+        ]
         scored = []
         for k in shortlist:
             counts = seen.hand.copy()
@@ -100,4 +104,5 @@ class ExpectedPenalty:
             scored.append(((value, penalties[k], -table[k], -k), k, value))
         scored.sort()
         return DISCARD_ACTION_BASE + scored[0][1], [
-            (DISCARD_ACTION_BASE + k, value) for _, k, value in scored]
+            (DISCARD_ACTION_BASE + k, value) for _, k, value in scored
+        ]

@@ -15,7 +15,7 @@ Suits are drawn as shapes, not font glyphs, so the picture looks the same with a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -77,8 +77,10 @@ def shown_melds(arrangement) -> list[list[int]]:
     """The melds of a solver's :class:`~tt_env.melds.Arrangement` as they are shown: a run in
     its own order (the solver gives it low to high, each wild in the place it stands for, an
     ace above the king last), a set sorted by suit."""
-    return [list(cards) if shape.kind == "run" else sorted(cards, key=card_order)
-            for cards, shape in zip(arrangement.melds, arrangement.shapes)]
+    return [
+        list(cards) if shape.kind == "run" else sorted(cards, key=card_order)
+        for cards, shape in zip(arrangement.melds, arrangement.shapes)
+    ]
 
 
 def require_pillow():
@@ -88,11 +90,12 @@ def require_pillow():
     except ImportError:
         raise ImportError(
             'render_mode="rgb_array" draws the table with Pillow, which is not installed: '
-            f'pip install "tt_env[{EXTRA}]" (or pip install pillow)') from None
+            f'pip install "tt_env[{EXTRA}]" (or pip install pillow)'
+        ) from None
     return Image, ImageDraw, ImageFont
 
 
-@lru_cache(maxsize=None)
+@cache
 def _font(size: int):
     _, _, ImageFont = require_pillow()
     try:
@@ -113,20 +116,26 @@ def _suit_shape(d, suit: str, cx: float, cy: float, s: float, colour) -> None:
         d.ellipse((x - radius, y - radius, x + radius, y + radius), fill=colour)
 
     if suit == "D":
-        d.polygon([(cx, cy - s), (cx + 0.72 * s, cy), (cx, cy + s), (cx - 0.72 * s, cy)],
-                  fill=colour)
+        d.polygon(
+            [(cx, cy - s), (cx + 0.72 * s, cy), (cx, cy + s), (cx - 0.72 * s, cy)], fill=colour
+        )
     elif suit == "H":
         circle(cx - r * 0.92, cy - s * 0.3, r)
         circle(cx + r * 0.92, cy - s * 0.3, r)
-        d.polygon([(cx - r * 1.86, cy - s * 0.18), (cx + r * 1.86, cy - s * 0.18),
-                   (cx, cy + s)], fill=colour)
+        d.polygon(
+            [(cx - r * 1.86, cy - s * 0.18), (cx + r * 1.86, cy - s * 0.18), (cx, cy + s)],
+            fill=colour,
+        )
     elif suit == "S":
         circle(cx - r * 0.92, cy + s * 0.15, r)
         circle(cx + r * 0.92, cy + s * 0.15, r)
-        d.polygon([(cx - r * 1.86, cy + s * 0.03), (cx + r * 1.86, cy + s * 0.03),
-                   (cx, cy - s)], fill=colour)
-        d.polygon([(cx, cy + s * 0.1), (cx - s * 0.38, cy + s), (cx + s * 0.38, cy + s)],
-                  fill=colour)
+        d.polygon(
+            [(cx - r * 1.86, cy + s * 0.03), (cx + r * 1.86, cy + s * 0.03), (cx, cy - s)],
+            fill=colour,
+        )
+        d.polygon(
+            [(cx, cy + s * 0.1), (cx - s * 0.38, cy + s), (cx + s * 0.38, cy + s)], fill=colour
+        )
     else:  # clubs
         k = s * 0.42
         circle(cx, cy - s * 0.5, k)
@@ -138,8 +147,9 @@ def _suit_shape(d, suit: str, cx: float, cy: float, s: float, colour) -> None:
 def _card(d, x: float, y: float, w: float, h: float, kind: int, wild: bool) -> None:
     card = ALL_CARDS[kind]
     edge, width = (_GOLD, 4) if wild else (_EDGE, 1)
-    d.rounded_rectangle((x, y, x + w, y + h), radius=max(3, w // 8), fill=_CARD,
-                        outline=edge, width=width)
+    d.rounded_rectangle(
+        (x, y, x + w, y + h), radius=max(3, w // 8), fill=_CARD, outline=edge, width=width
+    )
     font = _font(max(10, int(h * 0.24)))
     if kind == JOKER:
         d.text((x + w / 2, y + h / 2), "JK", fill=_JOKER, font=font, anchor="mm")
@@ -149,13 +159,15 @@ def _card(d, x: float, y: float, w: float, h: float, kind: int, wild: bool) -> N
         d.text((x + w * 0.12, y + h * 0.06), rank, fill=colour, font=font)
         _suit_shape(d, card.suit, x + w / 2, y + h * 0.62, min(w, h) * 0.24, colour)
     if wild:
-        d.text((x + w - 5, y + h - 3), "*", fill=_GOLD, font=_font(max(10, int(h * 0.3))),
-               anchor="rd")
+        d.text(
+            (x + w - 5, y + h - 3), "*", fill=_GOLD, font=_font(max(10, int(h * 0.3))), anchor="rd"
+        )
 
 
 def _back(d, x: float, y: float, w: float, h: float) -> None:
-    d.rounded_rectangle((x, y, x + w, y + h), radius=max(3, w // 8), fill=_BACK,
-                        outline=_INK, width=2)
+    d.rounded_rectangle(
+        (x, y, x + w, y + h), radius=max(3, w // 8), fill=_BACK, outline=_INK, width=2
+    )
     d.rounded_rectangle((x + 6, y + 6, x + w - 6, y + h - 6), radius=3, outline=_DIM, width=1)
 
 
@@ -182,21 +194,26 @@ def draw(scene: Scene) -> np.ndarray:
         d.text((34, y), p.name, fill=colour, font=row)
         d.text((200, y), f"{p.hand_size:>2} cards", fill=_INK, font=row)
         d.text((290, y), f"score {p.score}", fill=_INK, font=row)
-        tail = p.marks + (("; " if p.marks else "") + "known " + _short(p.known) if p.known
-                          else "")
+        tail = p.marks + (("; " if p.marks else "") + "known " + _short(p.known) if p.known else "")
         d.text((400, y), tail, fill=_DIM, font=row)
         y += step
     # the stock and the discard pile
     w, h = 70, 98
     _back(d, 700, 64, w, h)
-    d.text((700 + w / 2, 64 + h + 14), f"stock {scene.stock}", fill=_INK, font=_font(15),
-           anchor="mm")
+    d.text(
+        (700 + w / 2, 64 + h + 14), f"stock {scene.stock}", fill=_INK, font=_font(15), anchor="mm"
+    )
     if scene.top_discard >= 0:
         _card(d, 810, 64, w, h, scene.top_discard, _is_wild(scene.top_discard, scene.wild_rank))
     else:
         d.rounded_rectangle((810, 64, 810 + w, 64 + h), radius=8, outline=_DIM, width=1)
-    d.text((810 + w / 2, 64 + h + 14), f"discard, {scene.below} below", fill=_INK,
-           font=_font(15), anchor="mm")
+    d.text(
+        (810 + w / 2, 64 + h + 14),
+        f"discard, {scene.below} below",
+        fill=_INK,
+        font=_font(15),
+        anchor="mm",
+    )
     # the hand, in its best melds
     top = max(y + 8, 290)
     d.text((16, top), scene.hand_label, fill=_INK, font=_font(17))
@@ -220,11 +237,20 @@ def draw(scene: Scene) -> np.ndarray:
     d.text((WIDTH - 16, top + 2), legend, fill=_DIM, font=_font(13), anchor="ra")
     # the last moves or the results
     y = top + 30 + ch + 20
-    for line in scene.notes[-max(1, (HEIGHT - y) // 20):]:
+    for line in scene.notes[-max(1, (HEIGHT - y) // 20) :]:
         d.text((16, y), line, fill=_INK, font=_font(15))
         y += 20
     return np.asarray(image, dtype=np.uint8)
 
 
-__all__ = ["EXTRA", "HEIGHT", "PlayerLine", "Scene", "WIDTH", "card_order", "draw",
-           "require_pillow", "shown_melds"]
+__all__ = [
+    "EXTRA",
+    "HEIGHT",
+    "PlayerLine",
+    "Scene",
+    "WIDTH",
+    "card_order",
+    "draw",
+    "require_pillow",
+    "shown_melds",
+]

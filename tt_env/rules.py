@@ -86,7 +86,8 @@ class Rules:
     discard_drawn_upcard: bool = False
     """The card just taken from the discard pile may be discarded in the same turn."""
     max_turns_per_round: int | None = None
-    """Turns (all players together) before a round ends unscored by going out; None: 50 x players."""
+    """Turns (all players together) before a round ends with nobody gone out; None: 50 x
+    players."""
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -96,21 +97,22 @@ class Rules:
             raise ValueError(f"a preset is a name ({', '.join(PRESETS)}), got {_short(name)}")
         key = name.strip().lower().replace("_", "-")
         if key not in PRESETS:
-            raise ValueError(f"unknown preset {_short(name)}; known presets: "
-                             f"{', '.join(PRESETS)}")
+            raise ValueError(f"unknown preset {_short(name)}; known presets: {', '.join(PRESETS)}")
         return cls.from_dict({**PRESETS[key], **overrides})
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
         """Rules from a plain dict (as :meth:`to_dict` writes); unknown keys raise."""
         if not isinstance(data, dict):
-            raise ValueError(f"rule options are a dict of option names and values, got "
-                             f"{_short(data)}")
+            raise ValueError(
+                f"rule options are a dict of option names and values, got {_short(data)}"
+            )
         unknown = [key for key in data if key not in FIELD_NAMES]
         if unknown:
-            raise ValueError("unknown rule option(s): "
-                             + ", ".join(sorted(k if isinstance(k, str) else _short(k)
-                                                for k in unknown)))
+            raise ValueError(
+                "unknown rule option(s): "
+                + ", ".join(sorted(k if isinstance(k, str) else _short(k) for k in unknown))
+            )
         return cls(**data)
 
     def to_dict(self) -> dict[str, Any]:
@@ -133,16 +135,26 @@ class Rules:
                 bound = f"{low}..{high}" if high is not None else f">= {low}"
                 raise ValueError(f"{name} must be {bound}, got {value}")
 
-        for name in ("aces_high", "court_values", "there_and_back", "joker_layoff",
-                     "redemption", "double_court_rounds", "all_wild_melds",
-                     "discard_drawn_upcard"):
+        for name in (
+            "aces_high",
+            "court_values",
+            "there_and_back",
+            "joker_layoff",
+            "redemption",
+            "double_court_rounds",
+            "all_wild_melds",
+            "discard_drawn_upcard",
+        ):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be True or False, got {_short(getattr(self, name))}")
-        if isinstance(self.num_players, bool) or not isinstance(self.num_players, int) or not (
-            MIN_PLAYERS <= self.num_players <= MAX_PLAYERS
+        if (
+            isinstance(self.num_players, bool)
+            or not isinstance(self.num_players, int)
+            or not (MIN_PLAYERS <= self.num_players <= MAX_PLAYERS)
         ):
-            raise ValueError(f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, "
-                             f"got {_short(self.num_players)}")
+            raise ValueError(
+                f"num_players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {_short(self.num_players)}"
+            )
         check_int("num_decks", 1, MAX_DECKS, optional=True)
         check_int("max_wilds_per_meld", 0, optional=True)
         check_int("unused_wild_penalty", 0, MAX_PENALTY, optional=True)
@@ -152,8 +164,10 @@ class Rules:
         check_int("max_turns_per_round", 1, MAX_TURNS_PER_ROUND, optional=True)
         if self.joker_layoff and self.jokers_per_deck == 0:
             raise ValueError("joker_layoff needs jokers: set jokers_per_deck > 0")
-        if self.all_wild_melds and self.max_wilds_per_meld is not None and (
-            self.max_wilds_per_meld < 3
+        if (
+            self.all_wild_melds
+            and self.max_wilds_per_meld is not None
+            and (self.max_wilds_per_meld < 3)
         ):
             raise ValueError(
                 "all_wild_melds cannot be combined with max_wilds_per_meld < 3: "
@@ -248,7 +262,8 @@ def _penalty_table(rules: Rules, wild_rank: int) -> tuple[int, ...]:
         points = [0] * NUM_KINDS
         for k in range(JOKER):
             rank = k % NUM_RANKS + 1
-            points[k] = rules.wild_penalty(wild_rank) if rank == wild_rank else rules.card_points(rank)
+            wild = rank == wild_rank
+            points[k] = rules.wild_penalty(wild_rank) if wild else rules.card_points(rank)
         points[JOKER] = JOKER_PENALTY
         table = _PENALTY_CACHE[key] = tuple(points)
     return table

@@ -101,9 +101,8 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
+from . import ENV_ID, _register_env
 from .actions import NUM_ACTIONS, describe
-
-from . import _ENTRY_POINT as ENTRY_POINT, ENV_ID, _register_env
 
 
 def register_envs() -> None:
@@ -144,15 +143,18 @@ class SingleAgentEnv(gymnasium.Env):
         check_render_mode(render_mode, self.metadata["render_modes"])
         env_kwargs.setdefault("illegal_action", "terminate")
         # The AEC env renders on demand only (text or frame); this env decides when to show it.
-        self.aec_env = raw_env(render_mode="ansi" if render_mode in ("human", "ansi") else None,
-                               **env_kwargs)
+        self.aec_env = raw_env(
+            render_mode="ansi" if render_mode in ("human", "ansi") else None, **env_kwargs
+        )
         self.rules = rules = self.aec_env.rules
         n = rules.num_players
         if rules.turn_cap < n:
             # Otherwise a round could end before the learner's first turn, and a reset could
             # return an episode that is already over.
-            raise ValueError(f"max_turns_per_round ({rules.turn_cap}) must be at least "
-                             f"num_players ({n}) so that the learner plays in every round")
+            raise ValueError(
+                f"max_turns_per_round ({rules.turn_cap}) must be at least "
+                f"num_players ({n}) so that the learner plays in every round"
+            )
         if seat is not None and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
             raise ValueError(f"seat must be None or a seat in 0..{n - 1}, got {seat!r}")
         self.seat = None if seat is None else int(seat)
@@ -179,13 +181,16 @@ class SingleAgentEnv(gymnasium.Env):
         else:
             specs = list(opponents)
             if len(specs) != n - 1:
-                raise ValueError(f"opponents: give one agent for all, or num_players - 1 = "
-                                 f"{n - 1} agents, not {len(specs)}")
+                raise ValueError(
+                    f"opponents: give one agent for all, or num_players - 1 = "
+                    f"{n - 1} agents, not {len(specs)}"
+                )
         return [make_agent(spec, n, self.rules) for spec in specs]
 
     # ------------------------------------------------------------------ reset
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         # Everything is checked before anything changes: a refused reset leaves the env as it was.
         from .engine import check_seed
 
@@ -196,11 +201,16 @@ class SingleAgentEnv(gymnasium.Env):
         options = dict(options or {})
         seat = options.pop("seat", self.seat)
         if options:
-            raise ValueError(f"unknown reset option(s) {', '.join(sorted(map(str, options)))}; "
-                             "the only option is 'seat'")
+            raise ValueError(
+                f"unknown reset option(s) {', '.join(sorted(map(str, options)))}; "
+                "the only option is 'seat'"
+            )
         n = self.rules.num_players
-        if seat is not None and not (isinstance(seat, (int, np.integer)) and not isinstance(
-                seat, (bool, np.bool_)) and 0 <= seat < n):
+        if seat is not None and not (
+            isinstance(seat, (int, np.integer))
+            and not isinstance(seat, (bool, np.bool_))
+            and 0 <= seat < n
+        ):
             raise ValueError(f"seat must be None or a seat in 0..{n - 1}, got {seat!r}")
         super().reset(seed=seed)
         aec, rng = self.aec_env, self.np_random
@@ -276,13 +286,18 @@ class SingleAgentEnv(gymnasium.Env):
             observation = aec.observe(agent)
             mask = observation["action_mask"]
             action = opponent.act(observation["observation"], mask)
-            if not (isinstance(action, (int, np.integer)) and 0 <= action < NUM_ACTIONS
-                    and mask[action]):
-                what = describe(int(action)) if isinstance(action, (int, np.integer)) and (
-                    0 <= action < NUM_ACTIONS) else repr(action)
+            if not (
+                isinstance(action, (int, np.integer)) and 0 <= action < NUM_ACTIONS and mask[action]
+            ):
+                what = (
+                    describe(int(action))
+                    if isinstance(action, (int, np.integer)) and (0 <= action < NUM_ACTIONS)
+                    else repr(action)
+                )
                 raise OpponentError(
                     f"opponent {getattr(opponent, 'name', opponent)!r} in seat {seat} ({agent}) "
-                    f"chose an illegal action: {what}")
+                    f"chose an illegal action: {what}"
+                )
             aec.step(int(action))
             if record:
                 self._moves.append((agent, int(action)))
@@ -308,8 +323,10 @@ class SingleAgentEnv(gymnasium.Env):
     def _info(self, mask: np.ndarray) -> dict[str, Any]:
         # Fresh containers: the AEC env shares its dicts between agents and steps, and Gymnasium
         # asks that no returned info share an object with another.
-        info = {k: dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v
-                for k, v in self.aec_env.infos[self.learner].items()}
+        info = {
+            k: dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v
+            for k, v in self.aec_env.infos[self.learner].items()
+        }
         info["seat"] = self.learner_seat
         info["agent"] = self.learner
         info["action_mask"] = mask
@@ -334,8 +351,10 @@ class SingleAgentEnv(gymnasium.Env):
 
         if self.render_mode == "rgb_array":
             seat = self.learner_seat
-            notes = [f"{who}{' (learner)' if who == self.learner else ''}: {describe(action)}"
-                     for who, action in self._moves]
+            notes = [
+                f"{who}{' (learner)' if who == self.learner else ''}: {describe(action)}"
+                for who, action in self._moves
+            ]
             if self.learner is not None:
                 notes.insert(0, f"learner: {self.learner}")
             return self.aec_env.frame(seat, notes[-5:])
@@ -344,8 +363,10 @@ class SingleAgentEnv(gymnasium.Env):
     def _text(self) -> str:
         if self.learner is None:
             return "(not reset)"
-        lines = [f"{who}{' (learner)' if who == self.learner else ''}: {describe(action)}"
-                 for who, action in self._moves]
+        lines = [
+            f"{who}{' (learner)' if who == self.learner else ''}: {describe(action)}"
+            for who, action in self._moves
+        ]
         lines.append(f"[learner: {self.learner}]")
         lines.append(self.aec_env.render())
         return "\n".join(lines)

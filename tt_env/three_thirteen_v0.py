@@ -254,8 +254,9 @@ def _resolve_rules(rules: Rules | str | dict | None, fields: dict[str, Any]) -> 
 def check_render_mode(render_mode: str | None, modes: Sequence[str]) -> None:
     """Refuse an unknown render mode; for ``"rgb_array"``, check that Pillow is there."""
     if render_mode is not None and render_mode not in modes:
-        raise ValueError(f"render_mode must be None or one of {', '.join(map(repr, modes))}, "
-                         f"got {render_mode!r}")
+        raise ValueError(
+            f"render_mode must be None or one of {', '.join(map(repr, modes))}, got {render_mode!r}"
+        )
     if render_mode == "rgb_array":
         from .render import require_pillow
 
@@ -307,11 +308,15 @@ class raw_env(AECEnv):
                 f"three_thirteen_v0: unknown keyword argument(s) {', '.join(unknown)}; valid ones "
                 f"are {', '.join(ENV_OPTIONS)} and the Rules fields {', '.join(FIELD_NAMES)}"
             )
-        for name, value, valid in (("episode", episode, EPISODES), ("reward", reward, REWARDS),
-                                   ("illegal_action", illegal_action, ILLEGAL_ACTIONS)):
+        for name, value, valid in (
+            ("episode", episode, EPISODES),
+            ("reward", reward, REWARDS),
+            ("illegal_action", illegal_action, ILLEGAL_ACTIONS),
+        ):
             if value not in valid:
-                raise ValueError(f"{name} must be one of {', '.join(map(repr, valid))}, "
-                                 f"got {value!r}")
+                raise ValueError(
+                    f"{name} must be one of {', '.join(map(repr, valid))}, got {value!r}"
+                )
         check_render_mode(render_mode, self.metadata["render_modes"])
         self.rules = _resolve_rules(rules, rule_fields)
         self.render_mode = render_mode
@@ -328,10 +333,12 @@ class raw_env(AECEnv):
         self.agents = self.possible_agents[:]
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         self.observation_spaces = {  # built once: observation_space(a) is always the same
-            a: spaces.Dict({
-                "observation": observation_space(self.rules),
-                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
-            })
+            a: spaces.Dict(
+                {
+                    "observation": observation_space(self.rules),
+                    "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
+                }
+            )
             for a in self.possible_agents
         }
         self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
@@ -461,15 +468,17 @@ class raw_env(AECEnv):
         agent = self.agent_selection
         try:
             reward, termination, truncation, info = (
-                self._cumulative_rewards[agent], self.terminations[agent],
-                self.truncations[agent], self.infos[agent])
+                self._cumulative_rewards[agent],
+                self.terminations[agent],
+                self.truncations[agent],
+                self.infos[agent],
+            )
         except KeyError:
             if agent not in self._finished:
                 raise
             termination, truncation, info = self._finished[agent]
             reward = 0.0
-        return (self.observe(agent) if observe else None, reward, termination, truncation,
-                info)
+        return (self.observe(agent) if observe else None, reward, termination, truncation, info)
 
     def _legal_now(self) -> bytes:
         """The mask of the state as bytes (kept until the next step) and as an array."""
@@ -547,8 +556,11 @@ class raw_env(AECEnv):
         self._legal = None
         self._final = self.game
         self._encoder.finish(self.game)
-        self.infos[agent] = {**self.infos[agent], "illegal_action": action,
-                             "illegal_move": describe(action)}
+        self.infos[agent] = {
+            **self.infos[agent],
+            "illegal_action": action,
+            "illegal_move": describe(action),
+        }
         self._deads_step_first()
 
     def _set_infos(self) -> None:
@@ -564,9 +576,13 @@ class raw_env(AECEnv):
         self._winners = winners
         self.infos = {}
         for a in names:
-            info = {"round": round_number, "score": scores[a], "scores": scores,
-                    "round_penalty": penalties[a] if penalties else None,
-                    "round_penalties": penalties}
+            info = {
+                "round": round_number,
+                "score": scores[a],
+                "scores": scores,
+                "round_penalty": penalties[a] if penalties else None,
+                "round_penalties": penalties,
+            }
             if winners is not None:
                 info["winners"] = winners
             self.infos[a] = info
@@ -618,13 +634,16 @@ class raw_env(AECEnv):
         if self._over:
             result = self._last_result
             if result is not None:
-                lines.append(f"Round {result.round_index + 1}/{rules.num_rounds} over "
-                             f"({result.cards_dealt} cards, {RANK_NAMES[result.wild_rank]}s wild; "
-                             f"ended by {result.ended_by.replace('_', ' ')}).")
+                lines.append(
+                    f"Round {result.round_index + 1}/{rules.num_rounds} over "
+                    f"({result.cards_dealt} cards, {RANK_NAMES[result.wild_rank]}s wild; "
+                    f"ended by {result.ended_by.replace('_', ' ')})."
+                )
                 for s, a in enumerate(names):
                     out = " (went out)" if result.went_out == s else ""
-                    lines.append(f"  {a}: penalty {result.penalties[s]:>3}, score "
-                                 f"{game.scores[s]:>4}{out}")
+                    lines.append(
+                        f"  {a}: penalty {result.penalties[s]:>3}, score {game.scores[s]:>4}{out}"
+                    )
             else:
                 lines.append("Episode over (illegal action).")
             if self._winners:
@@ -650,7 +669,8 @@ class raw_env(AECEnv):
             known = " ".join(c.pretty for c in game.taken_from_discard(s))
             lines.append(
                 f"{'>' if s == game.current else ' '} {a:<9} hand {sum(game.hand_counts(s)):>2}  "
-                f"score {game.scores[s]:>4}" + (f"  known: {known}" if known else "")
+                f"score {game.scores[s]:>4}"
+                + (f"  known: {known}" if known else "")
                 + (f"  ({', '.join(marks)})" if marks else "")
             )
         seat = game.current
@@ -665,8 +685,11 @@ class raw_env(AECEnv):
 
         melds = ["[" + " ".join(name(c) for c in m) + "]" for m in shown_melds(arrangement)]
         loose = [name(c) for c in sorted(arrangement.deadwood, key=order)]
-        lines.append(f"{names[seat]}'s hand: " + " ".join(melds + loose)
-                     + f"  (deadwood {arrangement.points}; * wild)")
+        lines.append(
+            f"{names[seat]}'s hand: "
+            + " ".join(melds + loose)
+            + f"  (deadwood {arrangement.points}; * wild)"
+        )
         return "\n".join(lines)
 
     def frame(self, seat: int | None = None, notes: Sequence[str] = ()) -> np.ndarray:
@@ -688,20 +711,25 @@ class raw_env(AECEnv):
         if game is None:
             return Scene("(not reset)", "", 0, (), 0, -1, 0, "", (), ())
         wild = game.wild_rank
-        round_text = (f"Round {game.round_index + 1}/{rules.num_rounds}: {game.cards_dealt} "
-                      f"cards, {RANK_NAMES[wild]}s wild")
+        round_text = (
+            f"Round {game.round_index + 1}/{rules.num_rounds}: {game.cards_dealt} "
+            f"cards, {RANK_NAMES[wild]}s wild"
+        )
         result = self._last_result
         if self._over:
             title = round_text + (" - over" if result is not None else " - illegal action")
             status = ("winners: " + ", ".join(self._winners)) if self._winners else "episode over"
             if result is not None and result.round_index == game.round_index:
-                notes = (f"Round over, ended by {result.ended_by.replace('_', ' ')}. Penalties: "
-                         + ", ".join(f"{a} {p}" for a, p in zip(names, result.penalties)),
-                         *notes)
+                notes = (
+                    f"Round over, ended by {result.ended_by.replace('_', ' ')}. Penalties: "
+                    + ", ".join(f"{a} {p}" for a, p in zip(names, result.penalties)),
+                    *notes,
+                )
         else:
             title = round_text
-            status = (f"stock {game.stock_size} | turn {game.turns + 1}/{rules.turn_cap}"
-                      + (" | final turns" if game.went_out is not None else ""))
+            status = f"stock {game.stock_size} | turn {game.turns + 1}/{rules.turn_cap}" + (
+                " | final turns" if game.went_out is not None else ""
+            )
         players = []
         for s, a in enumerate(names):
             marks = []
@@ -712,20 +740,38 @@ class raw_env(AECEnv):
             if game.went_out == s:
                 marks.append("went out")
             known = tuple(int(c) for c in game.taken_from_discard(s))
-            players.append(PlayerLine(a, sum(game.hand_counts(s)), game.scores[s],
-                                      ", ".join(marks), s == game.current, known))
+            players.append(
+                PlayerLine(
+                    a,
+                    sum(game.hand_counts(s)),
+                    game.scores[s],
+                    ", ".join(marks),
+                    s == game.current,
+                    known,
+                )
+            )
         seat = game.current if seat is None else seat
         arrangement = solve(game.hand(seat), wild, rules)
         pile = game.discard_pile
-        label = (f"{names[seat]}'s hand" + ("" if game.phase.in_play else " at the end")
-                 + f": deadwood {arrangement.points}")
+        label = (
+            f"{names[seat]}'s hand"
+            + ("" if game.phase.in_play else " at the end")
+            + f": deadwood {arrangement.points}"
+        )
         return Scene(
-            title=title, status=status, wild_rank=wild, players=tuple(players),
-            stock=game.stock_size, top_discard=int(pile[-1]) if pile else -1,
-            below=max(0, len(pile) - 1), hand_label=label,
+            title=title,
+            status=status,
+            wild_rank=wild,
+            players=tuple(players),
+            stock=game.stock_size,
+            top_discard=int(pile[-1]) if pile else -1,
+            below=max(0, len(pile) - 1),
+            hand_label=label,
             melds=tuple(tuple(int(c) for c in m) for m in shown_melds(arrangement)),
-            deadwood=tuple(int(c) for c in sorted(arrangement.deadwood,
-                                                  key=lambda c: (c.rank or 99, c.suit_index))),
+            deadwood=tuple(
+                int(c)
+                for c in sorted(arrangement.deadwood, key=lambda c: (c.rank or 99, c.suit_index))
+            ),
             notes=notes,
         )
 
@@ -739,8 +785,11 @@ def _as_action(action: Any) -> int:
         return -1
     if isinstance(action, int):
         return int(action)
-    if isinstance(action, (np.integer, np.ndarray)) and np.issubdtype(
-            np.asarray(action).dtype, np.integer) and np.ndim(action) == 0:
+    if (
+        isinstance(action, (np.integer, np.ndarray))
+        and np.issubdtype(np.asarray(action).dtype, np.integer)
+        and np.ndim(action) == 0
+    ):
         return int(action)
     return -1
 

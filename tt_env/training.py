@@ -114,7 +114,7 @@ class TrainConfig:
     reward_scale: float = 0.05
     """factor applied to rewards for PPO (keeps values near 1; the objective is unchanged)"""
     opponents: str = "counting=0.35,greedy=0.3,random=0.05,league=0.3"
-    """opponent pool as agent=weight, drawn per episode and seat; league = the learner's snapshots"""
+    """opponent pool as agent=weight, drawn per episode and seat; league: the learner's snapshots"""
     league_every: int = 100_000
     """steps between snapshots of the learner added to the league"""
     league_size: int = 5
@@ -154,7 +154,7 @@ class TrainConfig:
     target_kl: float = 0.0
     """stop a PPO update early past this KL (0: never)"""
     bc_teacher: str = "counting"
-    """agent to imitate before PPO (behaviour cloning warm start); "" or "none": start from scratch"""
+    """agent to imitate before PPO (behaviour cloning warm start); "" or "none": from scratch"""
     bc_samples: int = 100_000
     """teacher decisions collected for the warm start"""
     bc_epochs: int = 6
@@ -206,8 +206,10 @@ class TrainConfig:
                 setattr(self, name, value)
             expected = {"int": int, "float": float, "str": str, "bool": bool, "dict": dict}[kind]
             if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-                raise ValueError(f"setting {name} must be {_KIND_WORDS[kind]}, got "
-                                 f"{type(value).__name__} {_short(value)}")
+                raise ValueError(
+                    f"setting {name} must be {_KIND_WORDS[kind]}, got "
+                    f"{type(value).__name__} {_short(value)}"
+                )
             if kind == "float" and not math.isfinite(value):
                 raise ValueError(f"setting {name} must be a finite number, got {value}")
             low, high = _RANGES.get(name, (None, None))
@@ -217,13 +219,17 @@ class TrainConfig:
             if name in _POSITIVE and not value > 0:
                 raise ValueError(f"setting {name} must be > 0, got {value}")
             if name in _CHOICES and value not in _CHOICES[name]:
-                raise ValueError(f"setting {name} must be one of "
-                                 f"{', '.join(map(repr, _CHOICES[name]))}, got {_short(value)}")
+                raise ValueError(
+                    f"setting {name} must be one of "
+                    f"{', '.join(map(repr, _CHOICES[name]))}, got {_short(value)}"
+                )
         for name in ("exp_name", "run_name"):
             value = getattr(self, name)
             if "/" in value or os.sep in value or value in (".", "..") or "\0" in value:
-                raise ValueError(f"setting {name} is part of a directory name: no '/', '.' or "
-                                 f"'..', got {value!r}")
+                raise ValueError(
+                    f"setting {name} is part of a directory name: no '/', '.' or "
+                    f"'..', got {value!r}"
+                )
         if not all(isinstance(k, str) for k in self.rules):
             raise ValueError("setting rules must map rule option names to values")
         if self.n_steps * self.n_envs < 2:
@@ -237,29 +243,55 @@ class TrainConfig:
 
 
 CONFIG_FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
-_KIND_WORDS = {"int": "an integer", "float": "a number", "str": "a string",
-               "bool": "true or false", "dict": "a table of rule options"}
+_KIND_WORDS = {
+    "int": "an integer",
+    "float": "a number",
+    "str": "a string",
+    "bool": "true or false",
+    "dict": "a table of rule options",
+}
 _RANGES: dict[str, tuple[float | None, float | None]] = {
-    "seed": (0, None), "players": (2, 8), "league_every": (0, None), "league_size": (1, None),
-    "card_hidden": (1, None), "trunk_hidden": (1, None), "total_timesteps": (0, None),
-    "n_envs": (1, None), "n_steps": (1, None), "batch_size": (2, None), "n_epochs": (1, None),
-    "gamma": (0.0, 1.0), "gae_lambda": (0.0, 1.0), "ent_coef": (0.0, None),
-    "vf_coef": (0.0, None), "target_kl": (0.0, None), "bc_samples": (1, None),
-    "bc_epochs": (0, None), "bc_batch_size": (1, None), "checkpoint_every": (0, None),
-    "eval_every": (0, None), "eval_games": (1, None), "eval_seed": (0, None),
-    "eval_workers": (0, None), "threads": (1, None),
+    "seed": (0, None),
+    "players": (2, 8),
+    "league_every": (0, None),
+    "league_size": (1, None),
+    "card_hidden": (1, None),
+    "trunk_hidden": (1, None),
+    "total_timesteps": (0, None),
+    "n_envs": (1, None),
+    "n_steps": (1, None),
+    "batch_size": (2, None),
+    "n_epochs": (1, None),
+    "gamma": (0.0, 1.0),
+    "gae_lambda": (0.0, 1.0),
+    "ent_coef": (0.0, None),
+    "vf_coef": (0.0, None),
+    "target_kl": (0.0, None),
+    "bc_samples": (1, None),
+    "bc_epochs": (0, None),
+    "bc_batch_size": (1, None),
+    "checkpoint_every": (0, None),
+    "eval_every": (0, None),
+    "eval_games": (1, None),
+    "eval_seed": (0, None),
+    "eval_workers": (0, None),
+    "threads": (1, None),
 }
 _POSITIVE = {"reward_scale", "learning_rate", "clip_range", "max_grad_norm", "bc_lr"}
-_CHOICES = {"episode": ("round", "game"), "reward": ("relative", "penalty"),
-            "vec_env": ("subproc", "dummy"), "eval_episode": ("game", "round"),
-            "final_model": ("best", "last")}
+_CHOICES = {
+    "episode": ("round", "game"),
+    "reward": ("relative", "penalty"),
+    "vec_env": ("subproc", "dummy"),
+    "eval_episode": ("game", "round"),
+    "final_model": ("best", "last"),
+}
 
 
 def _short(value: Any) -> str:
     return reprlib.repr(value)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def config_help() -> dict[str, str]:
     """The line of help under each field of :class:`TrainConfig`, read from its source."""
     try:
@@ -269,8 +301,12 @@ def config_help() -> dict[str, str]:
     helps: dict[str, str] = {}
     body = tree.body[0].body  # type: ignore[attr-defined]
     for node, nxt in zip(body, body[1:]):
-        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
-                and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant)):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(nxt, ast.Expr)
+            and isinstance(nxt.value, ast.Constant)
+        ):
             helps[node.target.id] = " ".join(str(nxt.value.value).split())
     return helps
 
@@ -282,11 +318,15 @@ def parse_pool(text: str | dict[str, float]) -> dict[str, float]:
         items = [(str(k), float(v)) for k, v in text.items()]
     else:
         items = []
-        for part in str(text).split(","):
-            part = part.strip()
-            if not part:
-                continue
-            name, _, weight = part.partition("=")
+        from .agents import split_specs
+
+        for part in split_specs(str(text)):
+            # the weight follows the last "=" outside an agent's options
+            head, _, tail = part.rpartition("=")
+            if ")" in tail or not head or head.count("(") != head.count(")"):
+                name, weight = part, ""
+            else:
+                name, weight = head, tail
             try:
                 items.append((name.strip(), float(weight) if weight else 1.0))
             except ValueError:
@@ -295,8 +335,7 @@ def parse_pool(text: str | dict[str, float]) -> dict[str, float]:
         if not name:
             raise ValueError(f"opponent pool {text!r}: a weight without an agent name")
         if not math.isfinite(w) or w < 0:
-            raise ValueError(f"opponent pool: the weight of {name} must be a number >= 0, "
-                             f"got {w}")
+            raise ValueError(f"opponent pool: the weight of {name} must be a number >= 0, got {w}")
     pool = {name: w for name, w in items if w > 0}
     if not pool:
         raise ValueError(f"opponent pool {text!r} has no agent with a positive weight")
@@ -326,8 +365,9 @@ def load_config_file(path: str | os.PathLike) -> dict[str, Any]:
             try:
                 data = yaml.safe_load(text)
             except yaml.YAMLError as exc:
-                raise ValueError(f"config {path}: not valid YAML: "
-                                 f"{' '.join(str(exc).split())}") from None
+                raise ValueError(
+                    f"config {path}: not valid YAML: {' '.join(str(exc).split())}"
+                ) from None
             data = {} if data is None else data
         else:
             try:
@@ -337,17 +377,18 @@ def load_config_file(path: str | os.PathLike) -> dict[str, Any]:
             try:
                 data = tomllib.loads(text)
             except tomllib.TOMLDecodeError as exc:
-                raise ValueError(f"config {path}: not valid TOML ({exc}); a .yaml or .yml "
-                                 "file is read as YAML") from None
+                raise ValueError(
+                    f"config {path}: not valid TOML ({exc}); a .yaml or .yml file is read as YAML"
+                ) from None
     except RecursionError:
         raise ValueError(f"config {path}: nested too deeply to be a config") from None
     if not isinstance(data, dict):
-        raise ValueError(f"config {path}: expected a table of settings, got "
-                         f"{type(data).__name__}")
+        raise ValueError(f"config {path}: expected a table of settings, got {type(data).__name__}")
     unknown = [k for k in data if k not in CONFIG_FIELDS]
     if unknown:
-        raise ValueError(f"config {path}: unknown setting(s) "
-                         f"{', '.join(sorted(map(str, unknown)))}")
+        raise ValueError(
+            f"config {path}: unknown setting(s) {', '.join(sorted(map(str, unknown)))}"
+        )
     for key in ("opponents", "bc_opponents"):
         if isinstance(data.get(key), dict):
             data[key] = ",".join(f"{k}={v}" for k, v in data[key].items())
@@ -365,8 +406,9 @@ def check_run(config: TrainConfig, resume_dir: str | os.PathLike | None = None) 
     rules = config.make_rules()
     n = rules.num_players
     pools = [("opponents", config.opponents)]
-    named = [("eval_opponents", s.strip()) for s in config.eval_opponents.split(",")
-             if s.strip()]
+    from .agents import split_specs
+
+    named = [("eval_opponents", s) for s in split_specs(config.eval_opponents)]
     if config.bc_teacher.strip().lower() not in ("", "none"):
         pools.append(("bc_opponents", config.bc_opponents))
         named.append(("bc_teacher", config.bc_teacher.strip()))
@@ -419,7 +461,7 @@ def config_to_toml(config: TrainConfig) -> str:
     """The config as TOML (what ``config.toml`` holds); ``None`` rule values are left out
     (they mean "automatic", the default)."""
     lines = ["# tt-train configuration (tt-train --config this-file)"]
-    for name, f in CONFIG_FIELDS.items():
+    for name in CONFIG_FIELDS:
         if name == "rules":
             continue
         lines.append(f"{name} = {_toml_value(getattr(config, name))}")
@@ -438,14 +480,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="tt-train",
         description="Train a Three Thirteen agent with MaskablePPO (sb3-contrib) against a pool "
-                    "of opponents and a self-play league. Settings: defaults < --config file < "
-                    "flags. 'tt-train plot RUN_DIR' draws a run's learning curve.",
+        "of opponents and a self-play league. Settings: defaults < --config file < "
+        "flags. 'tt-train plot RUN_DIR' draws a run's learning curve.",
         epilog="Example: tt-train --config training/config/ppo_2p_standard.toml "
-               "--output models/ppo_2p_standard.npz",
+        "--output models/ppo_2p_standard.npz",
     )
     parser.add_argument("--config", metavar="FILE", help="TOML or YAML file of settings")
-    parser.add_argument("--resume", metavar="RUN_DIR",
-                        help="continue the run in RUN_DIR from its last checkpoint")
+    parser.add_argument(
+        "--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint"
+    )
     helps = config_help()
     for name, f in CONFIG_FIELDS.items():
         if name in ("rules", "preset"):
@@ -455,11 +498,16 @@ def build_parser() -> argparse.ArgumentParser:
         default = f.default
         kind = {"bool": bool, "int": int, "float": float}.get(str(f.type), str)
         if kind is bool:
-            parser.add_argument(flag, default=UNSET, action=argparse.BooleanOptionalAction,
-                                help=f"{text} (default: {default})")
+            parser.add_argument(
+                flag,
+                default=UNSET,
+                action=argparse.BooleanOptionalAction,
+                help=f"{text} (default: {default})",
+            )
         else:
-            parser.add_argument(flag, default=UNSET, type=kind,
-                                help=f"{text} (default: {default!r})")
+            parser.add_argument(
+                flag, default=UNSET, type=kind, help=f"{text} (default: {default!r})"
+            )
     add_rules_arguments(parser)
     for action in parser._actions:  # the preset's default comes from the config, not argparse
         if action.dest == "preset":
@@ -467,8 +515,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def config_from_args(args: argparse.Namespace, base: dict[str, Any] | None = None
-                     ) -> tuple[TrainConfig, dict[str, Any]]:
+def config_from_args(
+    args: argparse.Namespace, base: dict[str, Any] | None = None
+) -> tuple[TrainConfig, dict[str, Any]]:
     """The config of defaults < ``base`` (a config file) < the flags given; also returns the
     settings given as flags."""
     values: dict[str, Any] = dict(base or {})
@@ -493,8 +542,14 @@ class OpponentPool:
     """Agents drawn per episode with weights; ``league`` draws one of the latest snapshots
     (model files in ``league_dir``) of the learner. Each seat keeps its own agent instances."""
 
-    def __init__(self, weights: dict[str, float], rules: Rules, seed: int,
-                 league_dir: str | None = None, league_size: int = 5) -> None:
+    def __init__(
+        self,
+        weights: dict[str, float],
+        rules: Rules,
+        seed: int,
+        league_dir: str | None = None,
+        league_size: int = 5,
+    ) -> None:
         self.rules = rules
         self.weights = dict(weights)
         self.rng = np.random.default_rng(seed)
@@ -507,7 +562,7 @@ class OpponentPool:
         if self.league_dir is None or not self.league_dir.is_dir():
             return []
         found = sorted(self.league_dir.glob("step_*.npz"), key=_step_of)
-        return found[-self.league_size:]
+        return found[-self.league_size :]
 
     def sample(self, seat: int) -> tuple[str, Any]:
         """``(label, agent)`` for one seat in the next episode."""
@@ -527,11 +582,18 @@ class OpponentPool:
 
             if name == LEAGUE:  # forget snapshots that left the league
                 live = {str(p) for p in snapshots}
-                for old in [k for k in self._agents if k[0] == seat and k[1].endswith(".npz")
-                            and k[1] not in live and Path(k[1]).parent == self.league_dir]:
+                for old in [
+                    k
+                    for k in self._agents
+                    if k[0] == seat
+                    and k[1].endswith(".npz")
+                    and k[1] not in live
+                    and Path(k[1]).parent == self.league_dir
+                ]:
                     del self._agents[old]
-            agent = make_agent(spec, self.rules.num_players, self.rules,
-                               int(self.rng.integers(2**31)))
+            agent = make_agent(
+                spec, self.rules.num_players, self.rules, int(self.rng.integers(2**31))
+            )
             self._agents[key] = agent
         return name, agent
 
@@ -553,8 +615,7 @@ def _checkpoint_is_whole(path: Path) -> bool:
     with its data and policy."""
     try:
         with zipfile.ZipFile(path) as archive:
-            return archive.testzip() is None and {"data", "policy.pth"} <= set(
-                archive.namelist())
+            return archive.testzip() is None and {"data", "policy.pth"} <= set(archive.namelist())
     except (OSError, zipfile.BadZipFile, EOFError, ValueError, RuntimeError):
         return False
 
@@ -596,9 +657,18 @@ class TrainingEnv(gymnasium.Env):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, rules: Rules, opponents: dict[str, float], episode: str = "round",
-                 reward: str = "relative", reward_scale: float = 1.0, lookahead: bool = True,
-                 league_dir: str | None = None, league_size: int = 5, seed: int = 0) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        opponents: dict[str, float],
+        episode: str = "round",
+        reward: str = "relative",
+        reward_scale: float = 1.0,
+        lookahead: bool = True,
+        league_dir: str | None = None,
+        league_size: int = 5,
+        seed: int = 0,
+    ) -> None:
         from .single_agent import SingleAgentEnv
 
         self.rules = rules
@@ -606,8 +676,13 @@ class TrainingEnv(gymnasium.Env):
         self.seats = [PoolSeat() for _ in range(rules.num_players - 1)]
         self.pool = OpponentPool(opponents, rules, seed, league_dir, league_size)
         # MaskablePPO never picks a masked action: one would be a bug, so it raises.
-        self.env = SingleAgentEnv(opponents=self.seats, rules=rules, episode=episode,
-                                  reward=reward, illegal_action="raise")
+        self.env = SingleAgentEnv(
+            opponents=self.seats,
+            rules=rules,
+            episode=episode,
+            reward=reward,
+            illegal_action="raise",
+        )
         self.reward_scale = reward_scale
         self.observation_space = spaces.Box(-np.inf, np.inf, (self.features.size,), np.float32)
         self.action_space = self.env.action_space
@@ -632,8 +707,11 @@ class TrainingEnv(gymnasium.Env):
         self._episode_reward += reward
         self._episode_length += 1
         if terminated or truncated:
-            info["tt_episode"] = {"reward": self._episode_reward, "length": self._episode_length,
-                                  "opponents": "+".join(sorted(s.label for s in self.seats))}
+            info["tt_episode"] = {
+                "reward": self._episode_reward,
+                "length": self._episode_length,
+                "opponents": "+".join(sorted(s.label for s in self.seats)),
+            }
         return self.features(obs), reward * self.reward_scale, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
@@ -643,22 +721,31 @@ class TrainingEnv(gymnasium.Env):
         self.env.close()
 
 
-def make_training_env(config: TrainConfig, rank: int, seed: int, league_dir: str | None,
-                      opponents: str | None = None) -> TrainingEnv:
+def make_training_env(
+    config: TrainConfig, rank: int, seed: int, league_dir: str | None, opponents: str | None = None
+) -> TrainingEnv:
     """The environment of worker ``rank`` (a module-level function: picklable for subprocesses)."""
     torch.set_num_threads(1)
     return TrainingEnv(
-        config.make_rules(), parse_pool(opponents or config.opponents), episode=config.episode,
-        reward=config.reward, reward_scale=config.reward_scale, lookahead=config.lookahead,
-        league_dir=league_dir, league_size=config.league_size, seed=seed * 1000 + rank,
+        config.make_rules(),
+        parse_pool(opponents or config.opponents),
+        episode=config.episode,
+        reward=config.reward,
+        reward_scale=config.reward_scale,
+        lookahead=config.lookahead,
+        league_dir=league_dir,
+        league_size=config.league_size,
+        seed=seed * 1000 + rank,
     )
 
 
 def make_vec_env(config: TrainConfig, seed: int, league_dir: str | None):
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-    fns = [functools.partial(make_training_env, config, rank, seed, league_dir)
-           for rank in range(config.n_envs)]
+    fns = [
+        functools.partial(make_training_env, config, rank, seed, league_dir)
+        for rank in range(config.n_envs)
+    ]
     if config.vec_env == "subproc" and config.n_envs > 1:
         vec = SubprocVecEnv(fns, start_method="spawn")
     elif config.vec_env in ("dummy", "subproc"):
@@ -706,8 +793,9 @@ class CardPolicy(MaskableActorCriticPolicy):
         super()._build(lr_schedule)
         self.action_net = nn.Identity()
         self.value_net = nn.Identity()
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
-                                              **self.optimizer_kwargs)
+        self.optimizer = self.optimizer_class(
+            self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+        )
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
@@ -716,8 +804,11 @@ class CardPolicy(MaskableActorCriticPolicy):
 
 
 def net_kwargs_for(config: TrainConfig, features: CardFeatures) -> dict[str, Any]:
-    return {"global_width": features.global_width, "card_hidden": config.card_hidden,
-            "trunk_hidden": config.trunk_hidden}
+    return {
+        "global_width": features.global_width,
+        "card_hidden": config.card_hidden,
+        "trunk_hidden": config.trunk_hidden,
+    }
 
 
 # ---------------------------------------------------------------------------------- warm start
@@ -758,8 +849,12 @@ def _collect_worker(job: tuple[dict[str, Any], int, int]) -> dict[str, np.ndarra
             else:
                 teacher.new_round()
             rounds = len(env.env.game.round_results)
-    return {"x": np.asarray(xs, np.float32), "mask": np.asarray(masks, bool),
-            "action": np.asarray(actions, np.int64), "return": np.asarray(returns, np.float32)}
+    return {
+        "x": np.asarray(xs, np.float32),
+        "mask": np.asarray(masks, bool),
+        "action": np.asarray(actions, np.int64),
+        "return": np.asarray(returns, np.float32),
+    }
 
 
 def collect_teacher_data(config: TrainConfig, workers: int) -> dict[str, np.ndarray]:
@@ -776,15 +871,22 @@ def collect_teacher_data(config: TrainConfig, workers: int) -> dict[str, np.ndar
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
-def behaviour_clone(net: CardNet, data: dict[str, np.ndarray], epochs: int, lr: float,
-                    batch_size: int, seed: int, log=None) -> dict[str, float]:
+def behaviour_clone(
+    net: CardNet,
+    data: dict[str, np.ndarray],
+    epochs: int,
+    lr: float,
+    batch_size: int,
+    seed: int,
+    log=None,
+) -> dict[str, float]:
     """Fit ``net`` to the teacher: cross-entropy of the masked policy on its actions, and the
     value on the returns. Returns the held-out accuracy and losses."""
     gen = torch.Generator().manual_seed(seed)
     n = len(data["action"])
     order = torch.randperm(n, generator=gen)
     held = order[: max(1, n // 20)]
-    train = order[max(1, n // 20):]
+    train = order[max(1, n // 20) :]
     x = torch.from_numpy(data["x"])
     mask = torch.from_numpy(data["mask"])
     action = torch.from_numpy(data["action"])
@@ -800,18 +902,22 @@ def behaviour_clone(net: CardNet, data: dict[str, np.ndarray], epochs: int, lr: 
             logits, value = net(x[held])
             logits = masked_logits(logits, mask[held])
             acc = (logits.argmax(1) == action[held]).float().mean().item()
-            return {"accuracy": acc, "policy_loss": ce(logits, action[held]).item(),
-                    "value_loss": torch.mean((value - ret[held]) ** 2).item()}
+            return {
+                "accuracy": acc,
+                "policy_loss": ce(logits, action[held]).item(),
+                "value_loss": torch.mean((value - ret[held]) ** 2).item(),
+            }
 
     stats = {}
     for epoch in range(epochs):
         net.train()
         perm = train[torch.randperm(len(train), generator=gen)]
         for i in range(0, len(perm), batch_size):
-            idx = perm[i:i + batch_size]
+            idx = perm[i : i + batch_size]
             logits, value = net(x[idx])
-            loss = (ce(masked_logits(logits, mask[idx]), action[idx])
-                    + 0.5 * torch.mean((value - ret[idx]) ** 2))
+            loss = ce(masked_logits(logits, mask[idx]), action[idx]) + 0.5 * torch.mean(
+                (value - ret[idx]) ** 2
+            )
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
@@ -864,13 +970,16 @@ class RunFiles:
         for path in reversed(found):
             if _checkpoint_is_whole(path):
                 if damaged and log is not None:
-                    log(f"checkpoint(s) {', '.join(damaged)} damaged (a write cut short?): "
-                        f"falling back to {path.name}")
+                    log(
+                        f"checkpoint(s) {', '.join(damaged)} damaged (a write cut short?): "
+                        f"falling back to {path.name}"
+                    )
                 return path
             damaged.append(path.name)
         if damaged:
-            raise ValueError(f"no checkpoint of {self.root} can be read ({', '.join(damaged)} "
-                             "damaged)")
+            raise ValueError(
+                f"no checkpoint of {self.root} can be read ({', '.join(damaged)} damaged)"
+            )
         return None
 
     def remove_temporary_files(self) -> None:
@@ -891,9 +1000,14 @@ class RunFiles:
                 reader = csv.DictReader(fh)
                 fields = reader.fieldnames or []
                 rows = list(reader)
-            kept = [r for r in rows if None not in r.values() and None not in r
-                    and _int_or_none(r.get("timesteps")) is not None
-                    and int(r["timesteps"]) <= steps]
+            kept = [
+                r
+                for r in rows
+                if None not in r.values()
+                and None not in r
+                and _int_or_none(r.get("timesteps")) is not None
+                and int(r["timesteps"]) <= steps
+            ]
             if len(kept) == len(rows):
                 continue
             out = io.StringIO()
@@ -912,8 +1026,11 @@ class RunFiles:
                 return state
         except (OSError, ValueError):
             pass
-        print(f"tt-train: warning: {self.state_path} is damaged; starting its bookkeeping "
-              "(wall time, commands, best evaluation) afresh", file=sys.stderr)
+        print(
+            f"tt-train: warning: {self.state_path} is damaged; starting its bookkeeping "
+            "(wall time, commands, best evaluation) afresh",
+            file=sys.stderr,
+        )
         return fresh
 
     def save_state(self, state: dict[str, Any]) -> None:
@@ -960,9 +1077,16 @@ def _make_callback(trainer: Trainer):
                 if not rewards:
                     continue
                 mean = float(np.mean(rewards))
-                trainer.files.append_csv("progress.csv", {
-                    "timesteps": steps, "wall_time": round(wall, 1), "opponents": name,
-                    "episodes": len(rewards), "mean_reward": round(mean, 4)})
+                trainer.files.append_csv(
+                    "progress.csv",
+                    {
+                        "timesteps": steps,
+                        "wall_time": round(wall, 1),
+                        "opponents": name,
+                        "episodes": len(rewards),
+                        "mean_reward": round(mean, 4),
+                    },
+                )
                 self.logger.record(f"episode/reward_vs_{name}", mean)
             self.episodes.clear()
 
@@ -986,7 +1110,9 @@ class Trainer:
         self._wall_before = float(self._state.get("wall_time", 0.0))
         self.next_checkpoint = self.next_league = self.next_eval = 0
         self._evaluated_at = -1  # the step count of the last evaluation (never twice)
-        self.eval_specs = [s.strip() for s in config.eval_opponents.split(",") if s.strip()]
+        from .agents import split_specs
+
+        self.eval_specs = split_specs(config.eval_opponents)
 
     # -------------------------------------------------------------- helpers
     def wall_time(self) -> float:
@@ -999,25 +1125,36 @@ class Trainer:
         import sb3_contrib
         import stable_baselines3
 
-        return build_metadata(self.rules, self.features, self.net_kwargs, training={
-            "algorithm": (f"behaviour cloning of {self.config.bc_teacher}, then " if
-                          self._bc_on() else "") + "MaskablePPO (sb3-contrib)",
-            "timesteps": int(steps),  # PPO steps behind this network (0: the warm start)
-            "wall_time_seconds": round(self.wall_time(), 1),
-            "commands": list(self._state.get("commands", [])),
-            "config": dataclasses.asdict(self.config),
-            "hardware": hardware(),
-            "versions": {"torch": torch.__version__, "stable_baselines3":
-                         stable_baselines3.__version__, "sb3_contrib": sb3_contrib.__version__,
-                         "python": platform.python_version()},
-            "bc": self._state.get("bc"),
-            "run": str(self.files.root),
-            "saved": _now(),
-        })
+        return build_metadata(
+            self.rules,
+            self.features,
+            self.net_kwargs,
+            training={
+                "algorithm": (
+                    f"behaviour cloning of {self.config.bc_teacher}, then " if self._bc_on() else ""
+                )
+                + "MaskablePPO (sb3-contrib)",
+                "timesteps": int(steps),  # PPO steps behind this network (0: the warm start)
+                "wall_time_seconds": round(self.wall_time(), 1),
+                "commands": list(self._state.get("commands", [])),
+                "config": dataclasses.asdict(self.config),
+                "hardware": hardware(),
+                "versions": {
+                    "torch": torch.__version__,
+                    "stable_baselines3": stable_baselines3.__version__,
+                    "sb3_contrib": sb3_contrib.__version__,
+                    "python": platform.python_version(),
+                },
+                "bc": self._state.get("bc"),
+                "run": str(self.files.root),
+                "saved": _now(),
+            },
+        )
 
     def export(self, model, path: Path) -> Path:
-        return save_model(path, numpy_weights(model.policy.mlp_extractor.net),
-                          self.metadata(model.num_timesteps))
+        return save_model(
+            path, numpy_weights(model.policy.mlp_extractor.net), self.metadata(model.num_timesteps)
+        )
 
     def _bc_on(self) -> bool:
         return self.config.bc_teacher.strip().lower() not in ("", "none")
@@ -1033,7 +1170,10 @@ class Trainer:
             return (steps // every + 1) * every if every > 0 else 1 << 62
 
         self.next_checkpoint, self.next_league, self.next_eval = (
-            nxt(c.checkpoint_every), nxt(c.league_every), nxt(c.eval_every))
+            nxt(c.checkpoint_every),
+            nxt(c.league_every),
+            nxt(c.eval_every),
+        )
 
     def at_boundary(self, model, final: bool = False) -> None:
         steps = model.num_timesteps
@@ -1063,35 +1203,50 @@ class Trainer:
         out = {}
         for spec in self.eval_specs:
             t0 = time.perf_counter()
-            result = run_tournament([str(path), spec], self.rules, games=self.config.eval_games,
-                                    seed=self.config.eval_seed, workers=self._workers(),
-                                    episode=self.config.eval_episode)
+            result = run_tournament(
+                [str(path), spec],
+                self.rules,
+                games=self.config.eval_games,
+                seed=self.config.eval_seed,
+                workers=self._workers(),
+                episode=self.config.eval_episode,
+            )
             me, other = result.labels
             pair = result.pair(me, other).diff
             stats = {s.label: s for s in result.agents}
-            row = {"timesteps": steps, "wall_time": round(self.wall_time(), 1),
-                   "opponent": other, "deals": self.config.eval_games,
-                   "games": len(result.results), "diff": round(pair.mean, 3),
-                   "diff_low": round(pair.low, 3), "diff_high": round(pair.high, 3),
-                   "score": round(stats[me].score.mean, 3),
-                   "win_rate": round(stats[me].win_rate.mean, 4)}
+            row = {
+                "timesteps": steps,
+                "wall_time": round(self.wall_time(), 1),
+                "opponent": other,
+                "deals": self.config.eval_games,
+                "games": len(result.results),
+                "diff": round(pair.mean, 3),
+                "diff_low": round(pair.low, 3),
+                "diff_high": round(pair.high, 3),
+                "score": round(stats[me].score.mean, 3),
+                "win_rate": round(stats[me].win_rate.mean, 4),
+            }
             self.files.append_csv("evaluations.csv", row)
             if getattr(model, "_logger", None) is not None:  # none before learn() starts
                 model.logger.record(f"eval/diff_vs_{other}", pair.mean)
-                model.logger.record(f"eval/win_rate_vs_{other}",
-                                    stats[me].win_rate.mean)
-            self.log(f"eval at {steps:,} steps vs {other}: score difference "
-                     f"{pair.format(2)} per game (negative: the learner scores less), win rate "
-                     f"{stats[me].win_rate.mean:.1%}, {len(result.results)} games in "
-                     f"{time.perf_counter() - t0:.0f} s")
+                model.logger.record(f"eval/win_rate_vs_{other}", stats[me].win_rate.mean)
+            self.log(
+                f"eval at {steps:,} steps vs {other}: score difference "
+                f"{pair.format(2)} per game (negative: the learner scores less), win rate "
+                f"{stats[me].win_rate.mean:.1%}, {len(result.results)} games in "
+                f"{time.perf_counter() - t0:.0f} s"
+            )
             out[other] = row
         if self.eval_specs:
             first = out[next(iter(out))]
             best = self._state.get("best")
             if best is None or first["diff"] < best["diff"]:
                 _copy_atomically(path, self.files.root / "best.npz")
-                self._state["best"] = {"timesteps": steps, "diff": first["diff"],
-                                       "opponent": first["opponent"]}
+                self._state["best"] = {
+                    "timesteps": steps,
+                    "diff": first["diff"],
+                    "opponent": first["opponent"],
+                }
                 self.files.save_state(self._state)
         return out
 
@@ -1100,21 +1255,28 @@ class Trainer:
         c = self.config
         t0 = time.perf_counter()
         workers = 1 if c.vec_env == "dummy" else max(1, min(os.cpu_count() or 1, c.n_envs))
-        self.log(f"behaviour cloning: collecting {c.bc_samples:,} decisions of "
-                 f"{c.bc_teacher} on {workers} process(es)")
+        self.log(
+            f"behaviour cloning: collecting {c.bc_samples:,} decisions of "
+            f"{c.bc_teacher} on {workers} process(es)"
+        )
         data = collect_teacher_data(c, workers)
         t1 = time.perf_counter()
         self.log(f"collected {len(data['action']):,} decisions in {t1 - t0:.0f} s; fitting")
         net = model.policy.mlp_extractor.net
 
         def log(epoch: int, stats: dict[str, float]) -> None:
-            self.log(f"  epoch {epoch}: held-out accuracy {stats['accuracy']:.3f}, policy loss "
-                     f"{stats['policy_loss']:.3f}, value loss {stats['value_loss']:.3f}")
+            self.log(
+                f"  epoch {epoch}: held-out accuracy {stats['accuracy']:.3f}, policy loss "
+                f"{stats['policy_loss']:.3f}, value loss {stats['value_loss']:.3f}"
+            )
 
         stats = behaviour_clone(net, data, c.bc_epochs, c.bc_lr, c.bc_batch_size, c.seed, log)
-        self._state["bc"] = {"teacher": c.bc_teacher, "samples": int(len(data["action"])),
-                             "seconds": round(time.perf_counter() - t0, 1), **{
-                                 k: round(v, 4) for k, v in stats.items()}}
+        self._state["bc"] = {
+            "teacher": c.bc_teacher,
+            "samples": int(len(data["action"])),
+            "seconds": round(time.perf_counter() - t0, 1),
+            **{k: round(v, 4) for k, v in stats.items()},
+        }
         self.files.save_state(self._state)
         save_model(self.files.root / "bc.npz", numpy_weights(net), self.metadata(0))
 
@@ -1127,10 +1289,19 @@ class Trainer:
         root = self.files.root
         made = [p for p in (root, *root.parents) if not p.exists()]  # removed if setup fails
         env = None
-        kwargs = dict(learning_rate=c.learning_rate, n_steps=c.n_steps, batch_size=c.batch_size,
-                      n_epochs=c.n_epochs, gamma=c.gamma, gae_lambda=c.gae_lambda,
-                      clip_range=c.clip_range, ent_coef=c.ent_coef, vf_coef=c.vf_coef,
-                      max_grad_norm=c.max_grad_norm, target_kl=c.target_kl or None)
+        kwargs = dict(
+            learning_rate=c.learning_rate,
+            n_steps=c.n_steps,
+            batch_size=c.batch_size,
+            n_epochs=c.n_epochs,
+            gamma=c.gamma,
+            gae_lambda=c.gae_lambda,
+            clip_range=c.clip_range,
+            ent_coef=c.ent_coef,
+            vf_coef=c.vf_coef,
+            max_grad_norm=c.max_grad_norm,
+            target_kl=c.target_kl or None,
+        )
         try:  # setting up: a failure here leaves no half-made run directory
             self.files.create()
             checkpoint = None
@@ -1151,12 +1322,20 @@ class Trainer:
             env = make_vec_env(c, seed, str(self.files.league))
             if checkpoint is not None:
                 self.log(f"resuming {root} from {checkpoint.name} ({steps0:,} steps done)")
-                model = MaskablePPO.load(checkpoint, env=env, device="cpu",
-                                         tensorboard_log=str(self.files.tb), **kwargs)
+                model = MaskablePPO.load(
+                    checkpoint, env=env, device="cpu", tensorboard_log=str(self.files.tb), **kwargs
+                )
             else:
-                model = MaskablePPO(CardPolicy, env, seed=seed, device="cpu", verbose=0,
-                                    tensorboard_log=str(self.files.tb),
-                                    policy_kwargs={"net_kwargs": self.net_kwargs}, **kwargs)
+                model = MaskablePPO(
+                    CardPolicy,
+                    env,
+                    seed=seed,
+                    device="cpu",
+                    verbose=0,
+                    tensorboard_log=str(self.files.tb),
+                    policy_kwargs={"net_kwargs": self.net_kwargs},
+                    **kwargs,
+                )
         except BaseException:
             if env is not None:
                 env.close()
@@ -1173,11 +1352,17 @@ class Trainer:
             self._schedule(model.num_timesteps)
             remaining = c.total_timesteps - model.num_timesteps
             if remaining > 0:
-                self.log(f"PPO: {model.num_timesteps:,} -> {c.total_timesteps:,} steps, "
-                         f"{c.n_envs} envs ({c.vec_env}), opponents {c.opponents}")
-                model.learn(remaining, callback=_make_callback(self),
-                            reset_num_timesteps=checkpoint is None, tb_log_name="ppo",
-                            progress_bar=c.progress_bar)
+                self.log(
+                    f"PPO: {model.num_timesteps:,} -> {c.total_timesteps:,} steps, "
+                    f"{c.n_envs} envs ({c.vec_env}), opponents {c.opponents}"
+                )
+                model.learn(
+                    remaining,
+                    callback=_make_callback(self),
+                    reset_num_timesteps=checkpoint is None,
+                    tb_log_name="ppo",
+                    progress_bar=c.progress_bar,
+                )
             self.at_boundary(model, final=True)
             final = self.export(model, self.files.root / "model.npz")
         finally:
@@ -1189,13 +1374,18 @@ class Trainer:
         except Exception as exc:  # a plot is a convenience; never lose a run to it
             self.log(f"could not plot the run: {exc}")
         if c.output:
-            source = self.files.root / "best.npz" if (
-                c.final_model == "best" and (self.files.root / "best.npz").exists()) else final
+            source = (
+                self.files.root / "best.npz"
+                if (c.final_model == "best" and (self.files.root / "best.npz").exists())
+                else final
+            )
             Path(c.output).parent.mkdir(parents=True, exist_ok=True)
             _copy_atomically(source, Path(c.output))
             self.log(f"copied {source.name} to {c.output}")
-        self.log(f"done: {model.num_timesteps:,} steps, {self.wall_time() / 60:.1f} min "
-                 f"in total; model {final}")
+        self.log(
+            f"done: {model.num_timesteps:,} steps, {self.wall_time() / 60:.1f} min "
+            f"in total; model {final}"
+        )
         return final
 
 
@@ -1209,12 +1399,15 @@ def train(config: TrainConfig, command: str = "", resume_dir: str | None = None)
     if resume_dir is not None:
         root = Path(resume_dir)
     else:
-        name = config.run_name or (f"{config.exp_name}__{config.players}p__{config.seed}__"
-                                   f"{time.strftime('%Y%m%d-%H%M%S')}")
+        name = config.run_name or (
+            f"{config.exp_name}__{config.players}p__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
+        )
         root = Path(config.run_dir) / name
         if (root / "checkpoints").exists() and any((root / "checkpoints").iterdir()):
-            raise ValueError(f"run {root} exists already: resume it with --resume {root}, or "
-                             "choose another --run-name")
+            raise ValueError(
+                f"run {root} exists already: resume it with --resume {root}, or "
+                "choose another --run-name"
+            )
     return Trainer(config, root, command or "tt-train", resume_dir is not None).run()
 
 
@@ -1226,8 +1419,9 @@ def _read_csv(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(fh))
 
 
-def plot_run(run_dir: str | os.PathLike, output: str | os.PathLike | None = None,
-             smooth: int = 10) -> Path:
+def plot_run(
+    run_dir: str | os.PathLike, output: str | os.PathLike | None = None, smooth: int = 10
+) -> Path:
     """Draw a run's learning curve (mean round reward per opponent kind: a point per rollout,
     a line through the mean of the last ``smooth`` rollouts) and its evaluations (mean score
     difference per game with 95% intervals) into a PNG; returns its path (default
@@ -1266,14 +1460,20 @@ def learning_curve_figure(run_dir: str | os.PathLike, smooth: int = 10):
         y = np.array([p[1] for p in points])
         # Every rollout as a point, so that a run shorter than the window still shows, and a
         # line through the mean of the last `smooth` rollouts (fewer at the start).
-        dots = ax1.plot(x, y, "o", ms=3, alpha=0.35 if len(y) > 1 else 1.0,
-                        label=name if len(y) < 2 else None)[0]
+        dots = ax1.plot(
+            x, y, "o", ms=3, alpha=0.35 if len(y) > 1 else 1.0, label=name if len(y) < 2 else None
+        )[0]
         if len(y) >= 2:
             total = np.concatenate([[0.0], np.cumsum(y)])
             end = np.arange(1, len(y) + 1)
             start = np.maximum(0, end - max(1, smooth))
-            ax1.plot(x, (total[end] - total[start]) / (end - start), color=dots.get_color(),
-                     label=name, lw=2.2 if name == "all" else 1.2)
+            ax1.plot(
+                x,
+                (total[end] - total[start]) / (end - start),
+                color=dots.get_color(),
+                label=name,
+                lw=2.2 if name == "all" else 1.2,
+            )
     ax1.axhline(0, color="grey", lw=0.8)
     ax1.set_ylabel("mean reward per round\n(opponents' penalty - own)")
     ax1.set_title(f"{root.name}: training")
@@ -1304,16 +1504,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``tt-train``: train, resume (``--resume RUN_DIR``) or plot (``tt-train plot RUN_DIR``)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["plot"]:
-        parser = Parser(prog="tt-train plot",
-                                         description="Plot a run's learning curve as a PNG.")
+        parser = Parser(prog="tt-train plot", description="Plot a run's learning curve as a PNG.")
         parser.add_argument("run_dir")
         parser.add_argument("-o", "--output", help="PNG path (default: RUN_DIR/learning_curve.png)")
         args = parser.parse_args(argv[1:])
         try:
             print(plot_run(args.run_dir, args.output))
         except KeyError as exc:  # a CSV without the columns tt-train writes
-            print(f"tt-train plot: error: {args.run_dir}: a CSV of the run has no column "
-                  f"{one_line(exc)}", file=sys.stderr)
+            print(
+                f"tt-train plot: error: {args.run_dir}: a CSV of the run has no column "
+                f"{one_line(exc)}",
+                file=sys.stderr,
+            )
             return 2
         except (ValueError, OSError) as exc:
             print(f"tt-train plot: error: {one_line(exc)}", file=sys.stderr)
@@ -1326,27 +1528,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.resume:
             saved = Path(args.resume) / "config.toml"
             if not saved.is_file():
-                raise ValueError(f"--resume {args.resume}: not a run directory (no "
-                                 "config.toml)")
+                raise ValueError(f"--resume {args.resume}: not a run directory (no config.toml)")
             base = load_config_file(saved)
             if args.config:
                 base.update(load_config_file(args.config))
             config, given = config_from_args(args, base)
             before = TrainConfig(**load_config_file(saved))
             if config.make_rules() != before.make_rules():
-                raise ValueError("the rules and the number of players of a run cannot change "
-                                 "when it resumes")
+                raise ValueError(
+                    "the rules and the number of players of a run cannot change when it resumes"
+                )
         else:
-            config, _ = config_from_args(args, load_config_file(args.config)
-                                         if args.config else None)
+            config, _ = config_from_args(
+                args, load_config_file(args.config) if args.config else None
+            )
         check_run(config, args.resume)  # everything, before any work or any file
         train(config, command, args.resume)
     except (ValueError, ModelError, OSError) as exc:
         print(f"tt-train: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("tt-train: interrupted; continue with --resume and the run directory",
-              file=sys.stderr)
+        print(
+            "tt-train: interrupted; continue with --resume and the run directory", file=sys.stderr
+        )
         return 130
     return 0
 

@@ -121,8 +121,9 @@ class Valuation:
         self.deck = deck_counts(rules)
         self._s = _Slices(rules.num_players)
         self._total = rules.decks * rules.cards_per_deck
-        self._penalties = {w: np.asarray(rules.penalty_table(w), np.int64)
-                           for w in range(1, NUM_RANKS + 1)}
+        self._penalties = {
+            w: np.asarray(rules.penalty_table(w), np.int64) for w in range(1, NUM_RANKS + 1)
+        }
 
     # ------------------------------------------------------------------ the observation
     def see(self, observation: np.ndarray) -> Seen:
@@ -130,8 +131,10 @@ class Valuation:
         obs = np.asarray(observation)
         s = self._s
         if obs.shape != (s.size,):
-            raise ValueError(f"expected an observation of {s.size} values for {s.n} players, "
-                             f"got shape {obs.shape}")
+            raise ValueError(
+                f"expected an observation of {s.size} values for {s.n} players, "
+                f"got shape {obs.shape}"
+            )
         hand = np.rint(obs[s.hand]).astype(np.int64)
         below = np.rint(obs[s.below]).astype(np.int64)
         table = np.rint(obs[s.table]).astype(np.int64)
@@ -145,12 +148,19 @@ class Valuation:
         np.maximum(unseen, 0, out=unseen)
         phase = obs[s.phase]
         return Seen(
-            hand=hand, top_discard=top, drawn_upcard=int(drawn[0]) if drawn.size else -1,
-            wild_rank=int(np.argmax(obs[s.wild])) + 1, draw_phase=bool(phase[0] > 0.5),
-            discard_phase=bool(phase[1] > 0.5), final_turn=bool(obs[s.final] > 0.5),
-            discard_below=below, on_table=table, known=known,
+            hand=hand,
+            top_discard=top,
+            drawn_upcard=int(drawn[0]) if drawn.size else -1,
+            wild_rank=int(np.argmax(obs[s.wild])) + 1,
+            draw_phase=bool(phase[0] > 0.5),
+            discard_phase=bool(phase[1] > 0.5),
+            final_turn=bool(obs[s.final] > 0.5),
+            discard_below=below,
+            on_table=table,
+            known=known,
             stock_size=int(round(float(obs[s.stock]) * self._total)),
-            turns_left=float(obs[s.turns]), unseen=unseen,
+            turns_left=float(obs[s.turns]),
+            unseen=unseen,
         )
 
     def penalties(self, wild_rank: int) -> np.ndarray:
@@ -179,8 +189,7 @@ class Valuation:
         out, _, _ = _after_draw(self._cfg(wild_rank), _as_bytes(base), weights)
         return np.where(weights > 0, out, 0)
 
-    def expected_after_draw(self, base: np.ndarray, unseen: np.ndarray, wild_rank: int
-                            ) -> float:
+    def expected_after_draw(self, base: np.ndarray, unseen: np.ndarray, wild_rank: int) -> float:
         """The expected penalty of ``base`` after one stock draw (any unseen card, equally
         likely) and the best discard; ``base``'s own penalty when nothing is unseen."""
         weights = np.asarray(unseen, np.int64)
@@ -218,8 +227,9 @@ class Valuation:
             take = self.take_value(seen.hand, seen.top_discard, seen.wild_rank)
         return int(now), after, stock, take
 
-    def discard_choices(self, seen: Seen, action_mask: np.ndarray | None = None
-                        ) -> tuple[int, np.ndarray, np.ndarray]:
+    def discard_choices(
+        self, seen: Seen, action_mask: np.ndarray | None = None
+    ) -> tuple[int, np.ndarray, np.ndarray]:
         """Discard phase: ``(now, discard, allowed)``: the penalty now, after each discard
         (-1: not held) and the kinds that may be discarded (a boolean mask of 53; from the
         action mask when given, else from the rules)."""
@@ -229,8 +239,9 @@ class Valuation:
         if action_mask is not None:
             from .actions import DISCARD_ACTION_BASE
 
-            allowed = np.asarray(action_mask[DISCARD_ACTION_BASE:DISCARD_ACTION_BASE + NUM_KINDS]
-                                 ) > 0
+            allowed = (
+                np.asarray(action_mask[DISCARD_ACTION_BASE : DISCARD_ACTION_BASE + NUM_KINDS]) > 0
+            )
         else:
             allowed = discard >= 0
             k = seen.drawn_upcard

@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -50,9 +51,7 @@ _LOADER_MODULES = ("tt_env.agents.learned",)
 _loader_modules_tried = False
 _loader_import_errors: list[str] = []
 
-NO_LOADER_MESSAGE = (
-    "no model loader is registered (see tt_env.agents.register_model_loader)"
-)
+NO_LOADER_MESSAGE = "no model loader is registered (see tt_env.agents.register_model_loader)"
 
 
 def register_model_loader(loader: ModelLoader) -> ModelLoader:
@@ -75,11 +74,65 @@ def _load_loader_modules() -> None:
                 _loader_import_errors.append(f"{name}: {exc}")
 
 
+_OPTIONS = re.compile(r"^\s*([A-Za-z][\w-]*)\s*\((.*)\)\s*$", re.S)
+
+
+def _builtin_options(text: str) -> tuple[type, dict[str, Any]] | None:
+    """``(class, keyword arguments)`` of a spec ``"search(samples=256, rollout=counting)"``
+    naming a built-in agent with options; None when ``text`` is not of that form."""
+    match = _OPTIONS.match(text)
+    if match is None or match.group(1).lower() not in BUILTIN_AGENTS:
+        return None
+    options: dict[str, Any] = {}
+    body = match.group(2).strip()
+    for item in filter(None, (part.strip() for part in body.split(","))):
+        key, eq, raw = item.partition("=")
+        key, raw = key.strip(), raw.strip()
+        if not eq or not key.isidentifier() or not raw:
+            raise ValueError(f"agent {text!r}: options are name=value pairs, got {item!r}")
+        options[key] = _option_value(raw)
+    return BUILTIN_AGENTS[match.group(1).lower()], options
+
+
+def _option_value(raw: str) -> Any:
+    """An option's value: an int, a float, true/false/none, else the text (quotes dropped)."""
+    low = raw.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low == "none":
+        return None
+    for kind in (int, float):
+        try:
+            return kind(raw)
+        except ValueError:
+            pass
+    return raw.strip("'\"")
+
+
+def split_specs(text: str) -> list[str]:
+    """Agent specs separated by commas (``"greedy, search(samples=16, confidence=1)"``): commas
+    inside parentheses belong to a spec's options."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        elif ch == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    out.append(text[start:])
+    return [s.strip() for s in out if s.strip()]
+
+
 def spec_label(spec: str) -> str:
-    """A short label for an agent spec: ``"greedy"``, ``"MyAgent"``, ``"ppo_2p"``."""
+    """A short label for an agent spec: ``"greedy"``, ``"MyAgent"``, ``"ppo_2p"``,
+    ``"search(samples=16)"``."""
     spec = str(spec).strip()
     if spec.lower() in BUILTIN_AGENTS:
         return spec.lower()
+    if _OPTIONS.match(spec) and _OPTIONS.match(spec).group(1).lower() in BUILTIN_AGENTS:
+        return re.sub(r"\s+", "", spec)
     if ":" in spec and not os.path.exists(spec):
         return spec.rsplit(":", 1)[1]
     base = os.path.basename(spec.rstrip("/\\")) or spec
@@ -89,8 +142,9 @@ def spec_label(spec: str) -> str:
     return base
 
 
-def _construct(factory: Callable[..., Any], num_players: int, rules: Rules,
-               seed: int | None) -> Any:
+def _construct(
+    factory: Callable[..., Any], num_players: int, rules: Rules, seed: int | None
+) -> Any:
     """Call ``factory`` with those of ``num_players``, ``rules``, ``seed`` it accepts."""
     offered = {"num_players": num_players, "rules": rules, "seed": seed}
     try:
@@ -102,11 +156,14 @@ def _construct(factory: Callable[..., Any], num_players: int, rules: Rules,
     return factory(**{k: v for k, v in offered.items() if k in params})
 
 
-def make_agent(spec: str | Any, num_players: int = 2, rules: Rules | None = None,
-               seed: int | None = None) -> Any:
+def make_agent(
+    spec: str | Any, num_players: int = 2, rules: Rules | None = None, seed: int | None = None
+) -> Any:
     """Build the agent named by ``spec`` for games of ``num_players`` under ``rules``.
 
-    ``spec`` is ``"random"``, ``"greedy"``, ``"counting"``, ``"module.path:ClassName"`` (a class or
+    ``spec`` is ``"random"``, ``"greedy"``, ``"counting"``, ``"search"``, a built-in agent with
+    options (``"search(samples=256, rollout=counting)"``: its keyword arguments),
+    ``"module.path:ClassName"`` (a class or
     factory taking any of ``num_players``, ``rules``, ``seed``), the path or name of a saved
     model (handed to the registered model loaders), or already an agent object (returned as is).
     """
@@ -122,13 +179,23 @@ def make_agent(spec: str | Any, num_players: int = 2, rules: Rules | None = None
     builtin = BUILTIN_AGENTS.get(text.lower())
     if builtin is not None:
         return builtin(num_players=num_players, rules=rules, seed=seed)
+    with_options = _builtin_options(text)
+    if with_options is not None:
+        cls, options = with_options
+        try:
+            agent = cls(num_players=num_players, rules=rules, seed=seed, **options)
+        except TypeError as exc:  # an unknown option
+            raise ValueError(f"agent {text!r}: {exc}") from None
+        agent.name = spec_label(text)
+        return agent
     if ":" in text and not os.path.exists(text):
         module_name, _, attr = text.rpartition(":")
         try:
             module = importlib.import_module(module_name)
         except ImportError as exc:
             raise ValueError(
-                f"agent {text!r}: cannot import module {module_name!r}: {exc}") from None
+                f"agent {text!r}: cannot import module {module_name!r}: {exc}"
+            ) from None
         factory = getattr(module, attr, None)
         if factory is None or not callable(factory):
             raise ValueError(f"agent {text!r}: module {module_name!r} has no class {attr!r}")
@@ -154,11 +221,11 @@ def make_agent(spec: str | Any, num_players: int = 2, rules: Rules | None = None
         raise ValueError(f"agent {text!r}: no such model file")
     known = ", ".join(BUILTIN_AGENTS)
     models = _model_names()
-    named = (f", a model name ({', '.join(models)})" if models
-             else ", a model name (none found)")
+    named = f", a model name ({', '.join(models)})" if models else ", a model name (none found)"
     raise ValueError(
         f"unknown agent {text!r}: expected one of {known}{named}, 'module.path:ClassName', "
-        "or the path of a saved model")
+        "or the path of a saved model"
+    )
 
 
 def _model_names() -> list[str]:
@@ -171,7 +238,15 @@ def _model_names() -> list[str]:
 
 
 __all__ = [
-    "Agent", "BUILTIN_AGENTS", "BaseAgent", "CountingAgent", "GreedyAgent", "RandomAgent",
+    "Agent",
+    "BUILTIN_AGENTS",
+    "BaseAgent",
+    "CountingAgent",
+    "GreedyAgent",
+    "RandomAgent",
     "SearchAgent",
-    "legal_actions", "make_agent", "register_model_loader", "spec_label",
+    "legal_actions",
+    "make_agent",
+    "register_model_loader",
+    "spec_label",
 ]

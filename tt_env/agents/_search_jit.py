@@ -52,8 +52,9 @@ def _greedy_discard(hand, banned, w, par, TT, mkeys, mv, mdw, ws, wr, dv):
         if v < 0:
             best_k = -1
             break
-        if v < best_v or (v == best_v and (par[k] > par[best_k] or (
-                par[k] == par[best_k] and k > best_k))):
+        if v < best_v or (
+            v == best_v and (par[k] > par[best_k] or (par[k] == par[best_k] and k > best_k))
+        ):
             best_v = v
             best_k = k
     if best_k >= 0 and value >= 0:
@@ -136,8 +137,9 @@ def _feed(k, w, next_known):
 
 
 @njit(cache=True)
-def _counting_discard(hand, banned, final, unseen, next_known, w, par, TT, mkeys, mv, mdw,
-                      ws, wr, dv, out53, dv2):
+def _counting_discard(
+    hand, banned, final, unseen, next_known, w, par, TT, mkeys, mv, mdw, ws, wr, dv, out53, dv2
+):
     """CountingAgent's discard: (kind, the penalty it leaves). Goes out when it can; else the
     lowest expected penalty after the next stock draw plus the feed cost, over a shortlist."""
     value = discard_values(hand, w, par, TT, mkeys, mv, mdw, ws, wr, dv)
@@ -145,8 +147,11 @@ def _counting_discard(hand, banned, final, unseen, next_known, w, par, TT, mkeys
         return _greedy_discard(hand, banned, w, par, TT, mkeys, mv, mdw, ws, wr, dv)
     out_k = -1
     for k in range(53):
-        if dv[k] == 0 and k != banned and (out_k < 0 or par[k] > par[out_k] or (
-                par[k] == par[out_k] and k > out_k)):
+        if (
+            dv[k] == 0
+            and k != banned
+            and (out_k < 0 or par[k] > par[out_k] or (par[k] == par[out_k] and k > out_k))
+        ):
             out_k = k
     if out_k >= 0:
         return out_k, 0
@@ -156,8 +161,9 @@ def _counting_discard(hand, banned, final, unseen, next_known, w, par, TT, mkeys
     for k in range(53):
         if dv[k] >= 0 and k != banned:
             kinds[m] = k
-            keys[m] = (dv[k] + _feed(k, w, next_known)) * 10000.0 + (100 - par[k]) * 100.0 + (
-                99 - k)
+            keys[m] = (
+                (dv[k] + _feed(k, w, next_known)) * 10000.0 + (100 - par[k]) * 100.0 + (99 - k)
+            )
             m += 1
     order = np.argsort(keys[:m])
     first = kinds[order[0]]
@@ -197,8 +203,9 @@ def _unseen_for(p, hands, known, pc, deck, n, out):
 
 
 @njit(cache=True)
-def play_round(hands, stock, pile, sim, known, deck, policy, w, par, TT, mkeys, mv, mdw, ws, wr,
-               dv, out):
+def play_round(
+    hands, stock, pile, sim, known, deck, policy, w, par, TT, mkeys, mv, mdw, ws, wr, dv, out
+):
     """Play the round from ``sim`` to its end, each seat ``s`` with ``policy[s]`` (GREEDY or
     COUNTING), or until seat 0 (the searcher) has discarded ``sim[S_HORIZON]`` more times
     (0: no horizon); ``out[s]``: each seat's penalty then (not doubled). ``known``: what each
@@ -227,8 +234,22 @@ def play_round(hands, stock, pile, sim, known, deck, policy, w, par, TT, mkeys, 
                 take = True
             elif policy[cur] == COUNTING:
                 _unseen_for(cur, hands, known, pc, deck, n, unseen)
-                take = _counting_takes(hand, pile[npile - 1], sim[S_DDU], unseen, w, par, TT,
-                                       mkeys, mv, mdw, ws, wr, out53, dv)
+                take = _counting_takes(
+                    hand,
+                    pile[npile - 1],
+                    sim[S_DDU],
+                    unseen,
+                    w,
+                    par,
+                    TT,
+                    mkeys,
+                    mv,
+                    mdw,
+                    ws,
+                    wr,
+                    out53,
+                    dv,
+                )
             else:
                 take = _greedy_takes(hand, pile[npile - 1], w, par, TT, mkeys, mv, mdw, ws, wr)
             if take:
@@ -264,9 +285,24 @@ def play_round(hands, stock, pile, sim, known, deck, policy, w, par, TT, mkeys, 
             banned = drawn
         if policy[cur] == COUNTING:
             _unseen_for(cur, hands, known, pc, deck, n, unseen)
-            k, after = _counting_discard(hand, banned, sim[S_WENT_OUT] >= 0, unseen,
-                                         known[(cur + 1) % n], w, par, TT, mkeys, mv, mdw, ws,
-                                         wr, dv, out53, dv2)
+            k, after = _counting_discard(
+                hand,
+                banned,
+                sim[S_WENT_OUT] >= 0,
+                unseen,
+                known[(cur + 1) % n],
+                w,
+                par,
+                TT,
+                mkeys,
+                mv,
+                mdw,
+                ws,
+                wr,
+                dv,
+                out53,
+                dv2,
+            )
         else:
             k, after = _greedy_discard(hand, banned, w, par, TT, mkeys, mv, mdw, ws, wr, dv)
         hand[k] -= 1
@@ -344,8 +380,31 @@ def deal(me, my_hand, known, sizes, pool, nstock, hands, stock):
 
 
 @njit(cache=True)
-def search(me, my_hand, known, sizes, pool, nstock, pile, npile, sim0, actions, nact,
-           samples, deck, policy, w, par, TT, mkeys, mv, mdw, ws, wr, results):
+def search(
+    me,
+    my_hand,
+    known,
+    sizes,
+    pool,
+    nstock,
+    pile,
+    npile,
+    sim0,
+    actions,
+    nact,
+    samples,
+    deck,
+    policy,
+    w,
+    par,
+    TT,
+    mkeys,
+    mv,
+    mdw,
+    ws,
+    wr,
+    results,
+):
     """Play ``samples`` determinisations: for each, every candidate action (``actions``:
     0 stock, 1 take, 2 + k discard k, as the action ids) is played and the round rolled out
     on that same deal (common random numbers). ``results[i, a]``: the searcher's penalty less
@@ -430,8 +489,25 @@ def search(me, my_hand, known, sizes, pool, nstock, pile, npile, sim0, actions, 
                             rel -= out[s]
                     results[sample, a] = rel / (n - 1)
                     continue
-            play_round(hands, stock, pile1, sim, kn, deck, policy, w, par, TT, mkeys, mv, mdw, ws,
-                       wr, dv, out)
+            play_round(
+                hands,
+                stock,
+                pile1,
+                sim,
+                kn,
+                deck,
+                policy,
+                w,
+                par,
+                TT,
+                mkeys,
+                mv,
+                mdw,
+                ws,
+                wr,
+                dv,
+                out,
+            )
             rel = out[me] * (n - 1)
             for s in range(n):
                 if s != me:

@@ -45,9 +45,17 @@ class CountingAgent(BaseAgent):
 
     name = "counting"
 
-    def __init__(self, num_players: int = 2, rules=None, seed: int | None = None,
-                 lookahead: float = 1.0, feed_cost: float = 2.0, wild_feed_cost: float = 6.0,
-                 candidates: int = 4, margin: int = 12) -> None:
+    def __init__(
+        self,
+        num_players: int = 2,
+        rules=None,
+        seed: int | None = None,
+        lookahead: float = 1.0,
+        feed_cost: float = 2.0,
+        wild_feed_cost: float = 6.0,
+        candidates: int = 4,
+        margin: int = 12,
+    ) -> None:
         super().__init__(num_players, rules, seed)
         self.rule = ExpectedPenalty(lookahead, feed_cost, wild_feed_cost, candidates, margin)
         self.valuation = valuation_for(self.rules)

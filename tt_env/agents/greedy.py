@@ -15,7 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..actions import (
-    DISCARD_ACTION_BASE, DRAW_STOCK_ACTION, GO_OUT_ACTION_BASE, TAKE_DISCARD_ACTION,
+    DISCARD_ACTION_BASE,
+    DRAW_STOCK_ACTION,
+    GO_OUT_ACTION_BASE,
+    TAKE_DISCARD_ACTION,
 )
 from ..cards import NUM_KINDS
 from ..valuation import Seen, valuation_for

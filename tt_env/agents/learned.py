@@ -66,12 +66,16 @@ def find_model(spec: str) -> Path | None:
             raise ModelError(f"{spec} is a directory, not a model file")
         raise ModelError(f"no such model file: {spec}")
     if path.suffix == ".pt" and path.is_file():
-        raise ModelError(f"{spec} is a torch file: tt_env model files are .npz archives "
-                         "(tt-train writes them; a .pt model of an older tt_env must be "
-                         "retrained)")
+        raise ModelError(
+            f"{spec} is a torch file: tt_env model files are .npz archives "
+            "(tt-train writes them; a .pt model of an older tt_env must be "
+            "retrained)"
+        )
     if path.suffix == ".zip" and _is_training_checkpoint(path):
-        raise ModelError(f"{spec} is a tt-train checkpoint (for --resume), not a model file: "
-                         "play the run's model.npz or best.npz")
+        raise ModelError(
+            f"{spec} is a tt-train checkpoint (for --resume), not a model file: "
+            "play the run's model.npz or best.npz"
+        )
     if path.suffix in _OTHER_FORMATS or "/" in spec or os.sep in spec:
         return None  # another loader's file, or no model at all: the registry reports it
     for folder in model_dirs():
@@ -99,15 +103,21 @@ class LearnedAgent(BaseAgent):
     ``deterministic``: play the most likely legal action (default) or sample one.
     """
 
-    def __init__(self, model: str | os.PathLike | Model, num_players: int = 2,
-                 rules: Rules | None = None, seed: int | None = None,
-                 deterministic: bool = True) -> None:
+    def __init__(
+        self,
+        model: str | os.PathLike | Model,
+        num_players: int = 2,
+        rules: Rules | None = None,
+        seed: int | None = None,
+        deterministic: bool = True,
+    ) -> None:
         super().__init__(num_players, rules, seed)
         if not isinstance(model, Model):
             found = find_model(str(model))
             if found is None:
-                raise ModelError(f"no model named {model!r} in "
-                                 + ", ".join(str(d) for d in model_dirs()))
+                raise ModelError(
+                    f"no model named {model!r} in " + ", ".join(str(d) for d in model_dirs())
+                )
             model = load_model(found, self.rules)
         else:
             check_compatible(model.metadata, self.rules, f"model {model.path or ''}".strip())

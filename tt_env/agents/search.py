@@ -37,7 +37,8 @@ import time
 import numpy as np
 
 from ..actions import (
-    DRAW_STOCK_ACTION, TAKE_DISCARD_ACTION,
+    DRAW_STOCK_ACTION,
+    TAKE_DISCARD_ACTION,
 )
 from ..cards import NUM_KINDS
 from ..observation import observation_layout
@@ -54,10 +55,20 @@ class SearchAgent(BaseAgent):
 
     name = "search"
 
-    def __init__(self, num_players: int = 2, rules=None, seed: int | None = None,
-                 samples: int = 64, budget: float | None = None, min_samples: int = 16,
-                 candidates: int = 4, margin: int = 12, confidence: float = 1.0,
-                 horizon: int = 0, rollout: str = "greedy") -> None:
+    def __init__(
+        self,
+        num_players: int = 2,
+        rules=None,
+        seed: int | None = None,
+        samples: int = 128,
+        budget: float | None = None,
+        min_samples: int = 16,
+        candidates: int = 4,
+        margin: int = 12,
+        confidence: float = 1.0,
+        horizon: int = 0,
+        rollout: str = "greedy",
+    ) -> None:
         super().__init__(num_players, rules, seed)
         if samples < 1 or min_samples < 1:
             raise ValueError("samples and min_samples must be at least 1")
@@ -101,7 +112,7 @@ class SearchAgent(BaseAgent):
             action, shortlist = self.rule.discard(v, seen, mask)
             if len(shortlist) < 2:
                 return action  # going out, the final turn, or a single candidate
-            actions = [a for a, _ in shortlist[:self.candidates]]
+            actions = [a for a, _ in shortlist[: self.candidates]]
         results = self.rollouts(obs, seen, actions)
         if results is None:
             return actions[0]
@@ -148,9 +159,9 @@ class SearchAgent(BaseAgent):
         pile = np.repeat(np.arange(NUM_KINDS), below).astype(np.int64)
         if seen.top_discard >= 0:
             pile = np.append(pile, seen.top_discard)
-        self.rng.shuffle(pile[:len(pile) - (1 if seen.top_discard >= 0 else 0)])
+        self.rng.shuffle(pile[: len(pile) - (1 if seen.top_discard >= 0 else 0)])
         pile_buf = np.zeros(1024, np.int64)
-        pile_buf[:len(pile)] = pile
+        pile_buf[: len(pile)] = pile
         cap = self.rules.turn_cap
         sim0 = np.zeros(jit.SIM_SIZE, np.int64)
         sim0[jit.S_CURRENT] = 0
@@ -175,14 +186,37 @@ class SearchAgent(BaseAgent):
         done = 0
         while done < self.samples:
             chunk = min(CHUNK, self.samples - done)
-            jit.search(0, me_hand, known, sizes, pool, seen.stock_size, pile_buf, len(pile),
-                       sim0, acts, len(actions), chunk, self._deck, policy, kernel.w,
-                       kernel.par, kernel.TT,
-                       kernel.mkeys, kernel.mv, kernel.mdw, kernel.ws, kernel.wr,
-                       results[done:done + chunk])
+            jit.search(
+                0,
+                me_hand,
+                known,
+                sizes,
+                pool,
+                seen.stock_size,
+                pile_buf,
+                len(pile),
+                sim0,
+                acts,
+                len(actions),
+                chunk,
+                self._deck,
+                policy,
+                kernel.w,
+                kernel.par,
+                kernel.TT,
+                kernel.mkeys,
+                kernel.mv,
+                kernel.mdw,
+                kernel.ws,
+                kernel.wr,
+                results[done : done + chunk],
+            )
             done += chunk
-            if (self.budget is not None and done >= self.min_samples
-                    and time.perf_counter() - start > self.budget):
+            if (
+                self.budget is not None
+                and done >= self.min_samples
+                and time.perf_counter() - start > self.budget
+            ):
                 break
         self.searched += 1
         self.deals += done

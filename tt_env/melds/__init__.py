@@ -102,7 +102,9 @@ _DISCARD_CACHE: BoundedCache = BoundedCache(1 << 13)  # discard_penalties' resul
 
 
 def min_penalty(
-    counts: tuple[int, ...], wild_rank: int, rules: Rules = Rules(),
+    counts: tuple[int, ...],
+    wild_rank: int,
+    rules: Rules = Rules(),
     joker_penalty: int | None = None,
 ) -> int:
     """The fewest penalty points the hand (53 counts, :func:`~tt_env.cards.to_counts`) can keep.
@@ -148,7 +150,9 @@ def clear_cache(tables: bool = False) -> None:
 
 
 def discard_penalties(
-    counts: tuple[int, ...], wild_rank: int, rules: Rules = Rules(),
+    counts: tuple[int, ...],
+    wild_rank: int,
+    rules: Rules = Rules(),
     joker_penalty: int | None = None,
 ) -> dict[int, int]:
     """For every kind ``k`` in the hand: :func:`min_penalty` of the hand minus one ``k``.
@@ -196,8 +200,11 @@ def discard_penalties(
 
 
 def draw_penalties(
-    counts: tuple[int, ...], wild_rank: int, rules: Rules = Rules(),
-    joker_penalty: int | None = None, kinds=None,
+    counts: tuple[int, ...],
+    wild_rank: int,
+    rules: Rules = Rules(),
+    joker_penalty: int | None = None,
+    kinds=None,
 ) -> dict[int, int]:
     """For every card kind ``x`` of ``kinds`` (default: all 53): the fewest penalty of the hand
     after drawing one ``x`` and then making its best discard (any card, ``x`` included).
@@ -235,8 +242,7 @@ def _after_draw(cfg: _Config, counts: bytes, weights: np.ndarray):
     more = bytearray(counts)
     for x in np.flatnonzero(weights > 0):
         more[x] += 1
-        out[x] = min(discard_penalties(bytes(more), cfg.wild_rank, cfg.rules,
-                                       _jp(cfg)).values())
+        out[x] = min(discard_penalties(bytes(more), cfg.wild_rank, cfg.rules, _jp(cfg)).values())
         more[x] -= 1
     return out, dv, _cached_min(counts, cfg)
 
@@ -298,7 +304,6 @@ def _solve_counts(cfg: _Config, counts: bytes) -> Arrangement:
 # (jokers, pooled wild-rank cards, wilds needed, wilds taken at most) for Config.leaf_plan.
 
 
-
 def _kernel_arrangement(cfg: _Config, kernel, counts: bytes, value: int) -> Arrangement:
     """The arrangement of the kernel's last plan: its sets, each suit's runs (walked from the
     suit's table at the budget the plan gave it), its deadwood; the wilds as _assemble deals
@@ -312,8 +317,11 @@ def _kernel_arrangement(cfg: _Config, kernel, counts: bytes, value: int) -> Arra
     for i in range(nsets):
         p = int(ws[jit.W_SETS + 2 * i])
         take = int(ws[jit.W_SETS + 2 * i + 1])
-        cards = [ALL_CARDS[s * NUM_RANKS + p] for s in range(NUM_SUITS)
-                 for _ in range((take >> (3 * s)) & 7)]
+        cards = [
+            ALL_CARDS[s * NUM_RANKS + p]
+            for s in range(NUM_SUITS)
+            for _ in range((take >> (3 * s)) & 7)
+        ]
         set_groups.append((cards, max(0, 3 - len(cards)), cfg.capn, p + 1))
     H = cfg.capn * nsets
     run_groups = []
@@ -326,9 +334,8 @@ def _kernel_arrangement(cfg: _Config, kernel, counts: bytes, value: int) -> Arra
                 run_groups.append((places, lo, hi, s))
                 D += lo
                 H += hi
-    dead = ws[jit.W_DEAD:jit.W_DEAD + _NATURAL_KINDS].astype(np.uint8).tobytes()
+    dead = ws[jit.W_DEAD : jit.W_DEAD + _NATURAL_KINDS].astype(np.uint8).tobytes()
     left = int.from_bytes(dead, "little") & cfg.keep_mask
     J = counts[JOKER]
     M = sum(counts[k] for k in cfg.wild_kinds)
-    return _assemble(cfg, counts, value, set_groups, run_groups, left,
-                     (J, M, D, min(H, J + M)))
+    return _assemble(cfg, counts, value, set_groups, run_groups, left, (J, M, D, min(H, J + M)))

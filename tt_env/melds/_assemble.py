@@ -87,14 +87,14 @@ def _free_arrangement(cfg: _Config, counts, mask: int, J: int, M: int, found) ->
     for cards in melds:
         k = max(0, 3 - len(cards)) + spare
         spare = 0
-        cards += wilds[used:used + k]
+        cards += wilds[used : used + k]
         used += k
         shapes.append(_shape("set", cards[0] % NUM_RANKS + 1, -1, 0, 0, k, len(cards)))
     for cand, s in runs:
         lo = cand[1]
         more = min(spare, cand[2] - lo)
         spare -= more
-        meld, shape = _lay_run(cand[4], s, wilds[used:used + lo + more], cfg)
+        meld, shape = _lay_run(cand[4], s, wilds[used : used + lo + more], cfg)
         used += lo + more
         melds.append(meld)
         shapes.append(shape)
@@ -145,8 +145,9 @@ def _search_plan(cfg: _Config, mask: int, J: int, M: int) -> tuple:
     return value, set_groups, run_groups, left, leaf
 
 
-def _assemble(cfg: _Config, counts, value: int, set_groups: list, run_groups: list,
-              left: int, leaf: tuple) -> Arrangement:
+def _assemble(
+    cfg: _Config, counts, value: int, set_groups: list, run_groups: list, left: int, leaf: tuple
+) -> Arrangement:
     """Spell out a plan as cards: the natural melds get their wilds, the pool forms its own
     melds, and the rest is deadwood."""
     wild_rank = cfg.wild_rank
@@ -225,8 +226,11 @@ def _lay_run(places: tuple[int, ...], suit: int, wilds: list[Card], cfg: _Config
     used = len(wilds)
     for w in wilds:
         if w != JOKER and w // NUM_RANKS == suit:  # a wild-rank card that may be in its place
-            used = sum(1 for pos, c in zip(range(low, high + 1), cards)
-                       if not _natural_in_run(c, suit, pos))
+            used = sum(
+                1
+                for pos, c in zip(range(low, high + 1), cards)
+                if not _natural_in_run(c, suit, pos)
+            )
             break
     return cards, _shape("run", 0, suit, low, high, used, length)
 
@@ -236,4 +240,3 @@ def _natural_in_run(card: int, suit: int, pos: int) -> bool:
         return False
     rank = card % NUM_RANKS + 1
     return rank == pos or (rank == 1 and pos == 14)
-

@@ -14,10 +14,31 @@ class _Config:
     """Everything the search needs from (rules, wild rank, joker penalty), computed once."""
 
     __slots__ = (
-        "rules", "wild_rank", "cap", "capn", "all_wild", "aces_high", "top", "pen", "jp",
-        "wpen", "wpos", "w_natural", "wild_kinds", "feas_memo", "rest_memo", "leaf_memo",
-        "plan_memo", "keep_mask", "set_positions", "set_fields", "priced", "rank_masks", "tabs",
-        "values", "kernel",
+        "rules",
+        "wild_rank",
+        "cap",
+        "capn",
+        "all_wild",
+        "aces_high",
+        "top",
+        "pen",
+        "jp",
+        "wpen",
+        "wpos",
+        "w_natural",
+        "wild_kinds",
+        "feas_memo",
+        "rest_memo",
+        "leaf_memo",
+        "plan_memo",
+        "keep_mask",
+        "set_positions",
+        "set_fields",
+        "priced",
+        "rank_masks",
+        "tabs",
+        "values",
+        "kernel",
     )
 
     def __init__(self, rules: Rules, wild_rank: int, joker_penalty: int | None) -> None:
@@ -178,6 +199,8 @@ def _as_int(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer, got {value!r}")
     return int(value)
+
+
 _CONFIG_BY_VALUE: BoundedCache = BoundedCache(256)
 
 
@@ -192,8 +215,9 @@ def _config(rules: Rules, wild_rank: int, joker_penalty: int | None) -> _Config:
         if joker_penalty.__class__ is not int:
             joker_penalty = _as_int(joker_penalty, "joker_penalty")
         if joker_penalty < 0:
-            raise ValueError(f"joker_penalty must be None or an integer >= 0, got "
-                             f"{joker_penalty!r}")
+            raise ValueError(
+                f"joker_penalty must be None or an integer >= 0, got {joker_penalty!r}"
+            )
     # Keyed by id() first: hashing a Rules dataclass costs more than a whole small solve.
     # The entry keeps the Rules object alive, so its id cannot be reused while cached.
     entry = _CONFIG_BY_ID.get((id(rules), wild_rank, joker_penalty))
@@ -207,4 +231,3 @@ def _config(rules: Rules, wild_rank: int, joker_penalty: int | None) -> _Config:
         cfg = _CONFIG_BY_VALUE[key] = _Config(rules, wild_rank, joker_penalty)
     _CONFIG_BY_ID[(id(rules), wild_rank, joker_penalty)] = (rules, cfg)
     return cfg
-

@@ -19,8 +19,11 @@ from ._masks import (
 def _hand(counts: bytes, cfg: _Config) -> tuple[int, int, int]:
     """(mask of the searched natural cards, jokers, wild-rank cards) of 53 counts as bytes."""
     wk = cfg.wild_kinds
-    return (int.from_bytes(counts, "little") & cfg.keep_mask, counts[JOKER],
-            counts[wk[0]] + counts[wk[1]] + counts[wk[2]] + counts[wk[3]])
+    return (
+        int.from_bytes(counts, "little") & cfg.keep_mask,
+        counts[JOKER],
+        counts[wk[0]] + counts[wk[1]] + counts[wk[2]] + counts[wk[3]],
+    )
 
 
 def _fast(cfg: _Config, mask: int, J: int, M: int, plan: bool = False):
@@ -70,9 +73,12 @@ def _fast(cfg: _Config, mask: int, J: int, M: int, plan: bool = False):
     e2 = free.get(y2) or build(y2)
     e3 = free.get(y3) or build(y3)
     all_cost = e0[2] + e1[2] + e2[2] + e3[2]
-    if W and (max(e0[3], e1[3], e2[3], e3[3]) > cfg.top - W or W + (
-            mask.bit_count() if not mask & _MANY else sum(mask.to_bytes(_NATURAL_KINDS, "little"))
-    ) > 2 * cfg.top):
+    if W and (
+        max(e0[3], e1[3], e2[3], e3[3]) > cfg.top - W
+        or W
+        + (mask.bit_count() if not mask & _MANY else sum(mask.to_bytes(_NATURAL_KINDS, "little")))
+        > 2 * cfg.top
+    ):
         return None  # the runs might not take every spare wild: let the search decide
     best = _free_best(e0, e1, e2, e3, W)
     best_plan: tuple = ((), 0, (e0, e1, e2, e3))
@@ -83,8 +89,12 @@ def _fast(cfg: _Config, mask: int, J: int, M: int, plan: bool = False):
         # are, less the penalty of the set cards, bound a choice from below.
         combos = [(0, mask, 0, 0)]
         for opts in ropts:
-            combos += [(rc + orc, m - od, D + olo, t | ot)
-                       for rc, m, D, t in combos for od, olo, ot, orc, _ in opts if D + olo <= W]
+            combos += [
+                (rc + orc, m - od, D + olo, t | ot)
+                for rc, m, D, t in combos
+                for od, olo, ot, orc, _ in opts
+                if D + olo <= W
+            ]
         bound = [best] * (W + 1)  # bound[D]: the suits as they are with W - D wilds
         for D in range(1, W + 1):
             bound[D] = _free_best(e0, e1, e2, e3, W - D)
@@ -94,10 +104,16 @@ def _fast(cfg: _Config, mask: int, J: int, M: int, plan: bool = False):
             if lb >= best:
                 break
             f0 = (free.get(m & _SUIT_SLICE) or build(m & _SUIT_SLICE)) if t & 1 else e0
-            f1 = (free.get((m >> 104) & _SUIT_SLICE) or build((m >> 104) & _SUIT_SLICE)
-                  ) if t & 2 else e1
-            f2 = (free.get((m >> 208) & _SUIT_SLICE) or build((m >> 208) & _SUIT_SLICE)
-                  ) if t & 4 else e2
+            f1 = (
+                (free.get((m >> 104) & _SUIT_SLICE) or build((m >> 104) & _SUIT_SLICE))
+                if t & 2
+                else e1
+            )
+            f2 = (
+                (free.get((m >> 208) & _SUIT_SLICE) or build((m >> 208) & _SUIT_SLICE))
+                if t & 4
+                else e2
+            )
             f3 = (free.get(m >> 312) or build(m >> 312)) if t & 8 else e3
             total = _free_best(f0, f1, f2, f3, W - D)
             if total < best:
@@ -113,8 +129,11 @@ def _fast(cfg: _Config, mask: int, J: int, M: int, plan: bool = False):
             chosen = []
             for opts in ropts:
                 for opt in opts:
-                    if opt[0] == taken & rank_masks[(((opt[0] & -opt[0]).bit_length() - 1)
-                                                     >> 3) % NUM_RANKS]:
+                    if (
+                        opt[0]
+                        == taken
+                        & rank_masks[(((opt[0] & -opt[0]).bit_length() - 1) >> 3) % NUM_RANKS]
+                    ):
                         chosen.append(opt[4])
                         break
             best_plan = (tuple(chosen),) + best_plan[1:]
@@ -146,7 +165,7 @@ def _free_best(e0: tuple, e1: tuple, e2: tuple, e3: tuple, b: int) -> int:
         if acc is None:
             acc = g
             continue
-        new = list(acc[:b + 1])
+        new = list(acc[: b + 1])
         for i in range(1, b + 1):
             x = new[i]
             for d in range(1, i + 1):
@@ -174,8 +193,12 @@ def _fast_capped(cfg, sv, mask, J, M, W, ropts, plan):
         base.append(capped.get(y) or build(y))
     combos = [(0, mask, 0, 0, (), 0)]
     for opts in ropts:
-        combos += [(rc + p[3], m - p[0], D + p[1], H + p[4][2], ch + (p[4],), t | p[2])
-                   for rc, m, D, H, ch, t in combos for p in opts if D + p[1] <= W]
+        combos += [
+            (rc + p[3], m - p[0], D + p[1], H + p[4][2], ch + (p[4],), t | p[2])
+            for rc, m, D, H, ch, t in combos
+            for p in opts
+            if D + p[1] <= W
+        ]
     if len(combos) > 1:
         # Points of the suits as they are, each with every wild to itself, less the points of
         # the set cards, bound a choice from below (the pool costs >= 0).
@@ -189,20 +212,24 @@ def _fast_capped(cfg, sv, mask, J, M, W, ropts, plan):
             lb, m, D, H, ch, t = combo
             if lb >= best:
                 break
-            suits = [(capped.get((m >> sh) & _SUIT_SLICE) or build((m >> sh) & _SUIT_SLICE))
-                     if t >> s & 1 else base[s] for s, sh in enumerate(_SUIT_SHIFT)]
+            suits = [
+                (capped.get((m >> sh) & _SUIT_SLICE) or build((m >> sh) & _SUIT_SLICE))
+                if t >> s & 1
+                else base[s]
+                for s, sh in enumerate(_SUIT_SHIFT)
+            ]
         else:
             _, m, D, H, ch, t = combo
             suits = base
         room = W - D
         e = suits[0]
-        L0 = e[0][:e[2][room]]
+        L0 = e[0][: e[2][room]]
         e = suits[1]
-        L1 = e[0][:e[2][room]]
+        L1 = e[0][: e[2][room]]
         e = suits[2]
-        L2 = e[0][:e[2][room]]
+        L2 = e[0][: e[2][room]]
         e = suits[3]
-        L3 = e[0][:e[2][room]]
+        L3 = e[0][: e[2][room]]
         for c0, d0, n0, h0, _ in L0:
             u0 = d0 + n0
             for c1, d1, n1, h1, _ in L1:
@@ -233,12 +260,21 @@ def _fast_capped(cfg, sv, mask, J, M, W, ropts, plan):
                         if v < best:
                             best = v
                             if plan:
-                                best_plan = (ch, m, D, H, (L0, L1, L2, L3), (
-                                    (c0, d0, n0, h0), (c1, d1, n1, h1), (c2, d2, n2, h2),
-                                    (c3, d3, n3, h3)))
+                                best_plan = (
+                                    ch,
+                                    m,
+                                    D,
+                                    H,
+                                    (L0, L1, L2, L3),
+                                    (
+                                        (c0, d0, n0, h0),
+                                        (c1, d1, n1, h1),
+                                        (c2, d2, n2, h2),
+                                        (c3, d3, n3, h3),
+                                    ),
+                                )
                             if not v:
                                 break
     if not plan:
         return best
     return best, best_plan
-

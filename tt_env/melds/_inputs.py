@@ -13,8 +13,7 @@ def _check_size(counts: bytes) -> bytes:
     """``counts`` unchanged, or ValueError when it holds more than :data:`MAX_HAND_CARDS`."""
     total = sum(counts)
     if total > MAX_HAND_CARDS:
-        raise ValueError(f"the solver takes hands of at most {MAX_HAND_CARDS} cards, got "
-                         f"{total}")
+        raise ValueError(f"the solver takes hands of at most {MAX_HAND_CARDS} cards, got {total}")
     return counts
 
 
@@ -22,10 +21,15 @@ def _counts_of(cards) -> bytes:
     """53 counts (as bytes) from a string or an iterable of cards / kinds / card names."""
     if isinstance(cards, str):
         cards = parse_cards(cards)
-    elif cards is None or isinstance(cards, (bytes, bytearray, memoryview)) or not hasattr(
-            cards, "__iter__"):
-        raise TypeError("cards must be a string of card names or an iterable of cards, kinds "
-                        f"or names, got {type(cards).__name__}")
+    elif (
+        cards is None
+        or isinstance(cards, (bytes, bytearray, memoryview))
+        or not hasattr(cards, "__iter__")
+    ):
+        raise TypeError(
+            "cards must be a string of card names or an iterable of cards, kinds "
+            f"or names, got {type(cards).__name__}"
+        )
     counts = bytearray(NUM_KINDS)
     try:
         for c in cards:
@@ -43,8 +47,11 @@ def _check_counts(counts) -> bytes:
     """53 counts as bytes (ValueError unless they are 53 integers 0..255)."""
     cls = counts.__class__
     if cls is not tuple and cls is not bytes and cls is not bytearray:
-        if counts is None or isinstance(counts, (int, float, str)) or not hasattr(
-                counts, "__iter__"):
+        if (
+            counts is None
+            or isinstance(counts, (int, float, str))
+            or not hasattr(counts, "__iter__")
+        ):
             raise ValueError(f"counts must be a sequence of {NUM_KINDS} integers, got {counts!r}")
         counts = list(counts)
     try:
@@ -54,5 +61,6 @@ def _check_counts(counts) -> bytes:
         raise ValueError(f"counts must be integers 0..255, got {bad!r}") from None
     if len(key) != NUM_KINDS:
         raise ValueError(
-            f"counts must have {NUM_KINDS} entries (one per card kind), got {len(key)}")
+            f"counts must have {NUM_KINDS} entries (one per card kind), got {len(key)}"
+        )
     return key

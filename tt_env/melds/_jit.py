@@ -5,7 +5,8 @@ Same mathematics as the Python fast path (see the package docstring), laid out f
 *Suit tables.* ``T[mask, d]`` is the fewest points of one suit's cards (13-bit ``mask``, one
 copy each) left out of runs that need at most ``d`` wilds for their gaps, for every mask and
 ``d = 0..15``; ``MD[mask, d]`` is the costliest card left out in such an arrangement (the
-costliest over all of them: ties broken towards the costliest deadwood card; -1 for none) and ``DW[mask, d]``
+costliest over all of them: ties broken towards the costliest deadwood card; -1 for none) and
+``DW[mask, d]``
 its deadwood. They are built once per penalty table (about 10 ms), by the lowest card: it is
 deadwood, or the lowest natural card of a run with any subset of the cards above it (an ace
 with ``aces_high`` may also stand above the king). A suit holding several copies of a card
@@ -301,7 +302,7 @@ def _conv_lex(V, MDr, b, acc, accmd, tmp, tmpmd, alloc):
     ``b`` wilds; returns the points, and the costliest deadwood and the wilds per suit
     (``alloc``) of the best allocation in ``accmd[b]`` / ``alloc``."""
     last = NB - 1
-    choice = tmp[MAX_WILDS + 1:]  # choice[s * (MAX_WILDS + 1) + i]: wilds given to suit s
+    choice = tmp[MAX_WILDS + 1 :]  # choice[s * (MAX_WILDS + 1) + i]: wilds given to suit s
     cw = MAX_WILDS + 1
     for i in range(b + 1):
         acc[i] = V[0, min(i, last)]
@@ -453,8 +454,9 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
     best_alloc = sc[396:400]
     best_codes = sc[400:404]
     if drop:
-        best = _conv_drop(V[0], V[1], V[2], V[3], Gr[0], Gr[1], Gr[2], Gr[3], W, acc, accmd,
-                          tmp, tmpmd)
+        best = _conv_drop(
+            V[0], V[1], V[2], V[3], Gr[0], Gr[1], Gr[2], Gr[3], W, acc, accmd, tmp, tmpmd
+        )
         best_md = 0
     elif lex:
         best = _conv_lex(V[0:4], MDr[0:4], W, acc, accmd, tmp, tmpmd, alloc)
@@ -466,8 +468,9 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
         best = _conv(V[0], V[1], V[2], V[3], W, acc, tmp)
         best_md = 0
     else:
-        best = _conv(TT[0, masks[0]], TT[0, masks[1]], TT[0, masks[2]], TT[0, masks[3]], W, acc,
-                     tmp)
+        best = _conv(
+            TT[0, masks[0]], TT[0, masks[1]], TT[0, masks[2]], TT[0, masks[3]], W, acc, tmp
+        )
         best_md = 0
     best_D = 0
     nsets = 0
@@ -481,11 +484,11 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
     futmax = sc[564:578]
     stD = sc[580:594]
     stS = sc[596:610]
-    stC = sc[612:612 + 14 * 4]  # stC[4 * j + s]: suit s's code at depth j
-    stM = sc[3904:3904 + 14 * 4]  # the same as a 13-bit mask (one copy per card)
-    optD = sc[700:700 + 13 * MAX_OPTIONS]  # optD[MAX_OPTIONS * j + o]: option o of rank j
-    optS = sc[1600:1600 + 13 * MAX_OPTIONS]
-    optT = sc[2500:2500 + 13 * MAX_OPTIONS]
+    stC = sc[612 : 612 + 14 * 4]  # stC[4 * j + s]: suit s's code at depth j
+    stM = sc[3904 : 3904 + 14 * 4]  # the same as a 13-bit mask (one copy per card)
+    optD = sc[700 : 700 + 13 * MAX_OPTIONS]  # optD[MAX_OPTIONS * j + o]: option o of rank j
+    optS = sc[1600 : 1600 + 13 * MAX_OPTIONS]
+    optT = sc[2500 : 2500 + 13 * MAX_OPTIONS]
     nr = 0
     for p in range(13):
         if p == w:
@@ -521,13 +524,15 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
     if nr:
         for b in range(W + 1):
             if drop:
-                bound[b] = _conv_drop(V[0], V[1], V[2], V[3], Gr[0], Gr[1], Gr[2], Gr[3], b,
-                                      acc, accmd, tmp, tmpmd)
+                bound[b] = _conv_drop(
+                    V[0], V[1], V[2], V[3], Gr[0], Gr[1], Gr[2], Gr[3], b, acc, accmd, tmp, tmpmd
+                )
             elif multi or lex:
                 bound[b] = _conv(V[0], V[1], V[2], V[3], b, acc, tmp)
             else:
-                bound[b] = _conv(TT[0, masks[0]], TT[0, masks[1]], TT[0, masks[2]],
-                                 TT[0, masks[3]], b, acc, tmp)
+                bound[b] = _conv(
+                    TT[0, masks[0]], TT[0, masks[1]], TT[0, masks[2]], TT[0, masks[3]], b, acc, tmp
+                )
         futmax[nr] = 0
         for j in range(nr - 1, -1, -1):
             mx = 0
@@ -573,8 +578,16 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
             if sp == 0 or bound[W - D] - sp + slack > best:
                 continue  # no set at all (done above), or hopeless
             if not lex and not multi:
-                v = _conv(TT[0, stM[4 * (nr) + 0]], TT[0, stM[4 * (nr) + 1]], TT[0, stM[4 * (nr) + 2]],
-                          TT[0, stM[4 * (nr) + 3]], W - D, acc, tmp)
+                leaf = 4 * nr
+                v = _conv(
+                    TT[0, stM[leaf]],
+                    TT[0, stM[leaf + 1]],
+                    TT[0, stM[leaf + 2]],
+                    TT[0, stM[leaf + 3]],
+                    W - D,
+                    acc,
+                    tmp,
+                )
                 if v < best:
                     best = v
                     best_has_set = True
@@ -586,11 +599,22 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
                         MDr[4 + s, d] = MDr[s, d]
                         Gr[4 + s, d] = Gr[s, d]
                 elif multi:
-                    suit_row(stC[4 * (nr) + s], par, TT, mkeys, mv, mdw, V[4 + s], MDr[4 + s],
-                             DWr[4 + s])
+                    suit_row(
+                        stC[4 * (nr) + s], par, TT, mkeys, mv, mdw, V[4 + s], MDr[4 + s], DWr[4 + s]
+                    )
                     if drop:
-                        drop_row(stC[4 * (nr) + s], par, TT, mkeys, mv, mdw, Gr[4 + s],
-                                 MDr[0], DWr[0], DWr[1])
+                        drop_row(
+                            stC[4 * (nr) + s],
+                            par,
+                            TT,
+                            mkeys,
+                            mv,
+                            mdw,
+                            Gr[4 + s],
+                            MDr[0],
+                            DWr[0],
+                            DWr[1],
+                        )
                 else:
                     m = stM[4 * (nr) + s]
                     for d in range(NB):
@@ -598,8 +622,21 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
                         MDr[4 + s, d] = TT[1, m, d]
                         Gr[4 + s, d] = TT[3, m, d]
             if drop:
-                v = _conv_drop(V[4], V[5], V[6], V[7], Gr[4], Gr[5], Gr[6], Gr[7], W - D, acc,
-                               accmd, tmp, tmpmd)
+                v = _conv_drop(
+                    V[4],
+                    V[5],
+                    V[6],
+                    V[7],
+                    Gr[4],
+                    Gr[5],
+                    Gr[6],
+                    Gr[7],
+                    W - D,
+                    acc,
+                    accmd,
+                    tmp,
+                    tmpmd,
+                )
                 md = 0
                 win = v < best
             elif lex:
@@ -668,7 +705,7 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
                     ws[W_SETS + 2 * n] = ranks[jj]
                     ws[W_SETS + 2 * n + 1] = optT[MAX_OPTIONS * jj + best_idx[jj]]
                     n += 1
-        dead = ws[W_DEAD:W_DEAD + 53]
+        dead = ws[W_DEAD : W_DEAD + 53]
         for k in range(53):
             dead[k] = 0
         for s in range(4):
@@ -708,7 +745,7 @@ def discard_values(counts, w, par, TT, mkeys, mv, mdw, ws, wr, out):
             if counts[k]:
                 out[k] = -1
         return value
-    less = ws[W_SCRATCH + 7000:W_SCRATCH + 7053]
+    less = ws[W_SCRATCH + 7000 : W_SCRATCH + 7053]
     for k in range(53):
         less[k] = ws[W_DEAD + k]  # the deadwood, before evaluate() below overwrites it
     hand = np.empty(53, np.uint8)
@@ -1239,13 +1276,15 @@ def draws_at_once(base, xs, nx, dropping, w, par, TT, mkeys, mv, mdw, res):
         md_x = max(nat_md, par[x])
         pos = npos[s] + (0 if (codes[s] >> (3 * p)) & 7 else 1)
         if top == 14 and w != 0:
-            aces = ((codes[s] & 7) + (1 if p == 0 else 0))
+            aces = (codes[s] & 7) + (1 if p == 0 else 0)
             if aces >= 2:
                 pos += 1
         maxpos = pos
         for t in range(4):
-            if t != s and npos[t] + (1 if top == 14 and w != 0 and (codes[t] & 7) >= 2 else 0
-                                     ) > maxpos:
+            if (
+                t != s
+                and npos[t] + (1 if top == 14 and w != 0 and (codes[t] & 7) >= 2 else 0) > maxpos
+            ):
                 maxpos = npos[t] + (1 if top == 14 and w != 0 and (codes[t] & 7) >= 2 else 0)
         limit = nat_x - md_x if dropping else nat_x
         if best[x] < limit:

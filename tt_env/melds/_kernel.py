@@ -85,14 +85,30 @@ class _Entry:
 class Kernel:
     """The kernel's view of one configuration (rules, wild rank, joker penalty)."""
 
-    __slots__ = ("w", "par", "TT", "mkeys", "mv", "mdw", "ws", "evaluate", "discards",
-                 "suit_runs", "jit", "out53", "runs", "wr", "draws", "dv53")
+    __slots__ = (
+        "w",
+        "par",
+        "TT",
+        "mkeys",
+        "mv",
+        "mdw",
+        "ws",
+        "evaluate",
+        "discards",
+        "suit_runs",
+        "jit",
+        "out53",
+        "runs",
+        "wr",
+        "draws",
+        "dv53",
+    )
 
     def __init__(self, jit, cfg) -> None:
         self.jit = jit
         self.w = cfg.wpos
         par = np.zeros(jit.PAR_SIZE, np.int64)
-        par[:len(cfg.pen)] = cfg.pen
+        par[: len(cfg.pen)] = cfg.pen
         par[jit.P_TOP] = cfg.top
         par[jit.P_ALL_WILD] = int(cfg.all_wild)
         self.par = par
@@ -122,36 +138,68 @@ class Kernel:
     def value(self, counts) -> int:
         """The fewest penalty of ``counts`` (53 counts as bytes), or -1 when the kernel cannot
         certify it."""
-        return self.evaluate(counts, self.w, self.par, self.TT, self.mkeys, self.mv, self.mdw,
-                             self.ws, self.wr, 0)
+        return self.evaluate(
+            counts, self.w, self.par, self.TT, self.mkeys, self.mv, self.mdw, self.ws, self.wr, 0
+        )
 
     def plan(self, counts) -> int:
         """Like :meth:`value`, leaving the best arrangement's plan in the workspace."""
-        return self.evaluate(counts, self.w, self.par, self.TT, self.mkeys, self.mv, self.mdw,
-                             self.ws, self.wr, 2)
+        return self.evaluate(
+            counts, self.w, self.par, self.TT, self.mkeys, self.mv, self.mdw, self.ws, self.wr, 2
+        )
 
     def discard_values(self, counts: bytes) -> tuple[np.ndarray, int]:
         """See ``_jit.discard_values``: (the values, in a buffer reused by the next call; the
         hand's own value or -1)."""
-        value = self.discards(counts, self.w, self.par, self.TT, self.mkeys, self.mv,
-                              self.mdw, self.ws, self.wr, self.out53)
+        value = self.discards(
+            counts,
+            self.w,
+            self.par,
+            self.TT,
+            self.mkeys,
+            self.mv,
+            self.mdw,
+            self.ws,
+            self.wr,
+            self.out53,
+        )
         return self.out53, value
 
     def after_draw(self, counts: bytes, weights: np.ndarray) -> int:
         """See ``_jit.after_draw_values``: the values after each draw are left in ``out53``,
         the discard values of ``counts`` in ``dv53`` (buffers reused by the next call)."""
-        return self.draws(counts, weights, self.w, self.par, self.TT, self.mkeys, self.mv,
-                          self.mdw, self.ws, self.wr, self.out53, self.dv53)
+        return self.draws(
+            counts,
+            weights,
+            self.w,
+            self.par,
+            self.TT,
+            self.mkeys,
+            self.mv,
+            self.mdw,
+            self.ws,
+            self.wr,
+            self.out53,
+            self.dv53,
+        )
 
     def runs_of(self, code: int, budget: int) -> list[tuple[tuple[int, ...], int, int]]:
         """The runs of one suit of the last plan: (natural positions, wilds needed, naturals)."""
-        n = self.suit_runs(np.int64(code), np.int64(budget), self.par, self.TT, self.mkeys,
-                           self.mv, self.mdw, self.runs)
+        n = self.suit_runs(
+            np.int64(code),
+            np.int64(budget),
+            self.par,
+            self.TT,
+            self.mkeys,
+            self.mv,
+            self.mdw,
+            self.runs,
+        )
         if n < 0:
             raise AssertionError("kernel plan inconsistent")  # unreachable
         out = []
         for r in range(n):
-            places, lo, nat = (int(x) for x in self.runs[3 * r:3 * r + 3])
+            places, lo, nat = (int(x) for x in self.runs[3 * r : 3 * r + 3])
             out.append((tuple(q + 1 for q in range(14) if places >> q & 1), lo, nat))
         return out
 

@@ -10,8 +10,6 @@ from ..rules import Rules
 from ._assemble import _lay_run
 from ._config import _Config, _config
 from ._inputs import _counts_of
-
-MAX_TABLE_MELDS = 64  # 8 players laying down every card of 16 in melds of 3: 40 at most
 from ._masks import (
     _INF,
     _NATURAL_KINDS,
@@ -27,9 +25,14 @@ from ._meld import is_meld
 from ._tables import _TABLES, _Tables
 from ._types import Arrangement, LayOff, MeldShape, _shape
 
+MAX_TABLE_MELDS = 64  # 8 players laying down every card of 16 in melds of 3: 40 at most
+
 
 def lay_off(
-    cards, table: Sequence[MeldShape], wild_rank: int, rules: Rules = Rules(),
+    cards,
+    table: Sequence[MeldShape],
+    wild_rank: int,
+    rules: Rules = Rules(),
     joker_penalty: int | None = None,
 ) -> LayOff:
     """Redemption: lay down own melds and lay off cards onto the melds on the table, leaving the
@@ -70,7 +73,8 @@ class _LayOffSearch:
         wpos = cfg.wpos
         self.tabs = _TABLES.get((cfg.top, cfg.aces_high, cfg.capn, wpos)) or _TABLES.setdefault(
             (cfg.top, cfg.aces_high, cfg.capn, wpos),
-            _Tables(cfg.top, cfg.aces_high, cfg.capn, wpos))
+            _Tables(cfg.top, cfg.aces_high, cfg.capn, wpos),
+        )
         self.J = counts[JOKER]
         self.M = sum(counts[k] for k in cfg.wild_kinds)
         self.W = self.J + self.M
@@ -146,9 +150,12 @@ class _LayOffSearch:
                 if not used >> j & 1 and z <= hi:  # the wild-only table meld j absorbs it
                     lo2 = max(0, lo - z)
                     if lo2 + nat <= room:
-                        yield 0, (nxt, mnat + nat, D + lo2, min(H + hi - z, W), runs,
-                                  used | 1 << j), ("merge", j, step)
-        for r, (ti, suit) in enumerate(self.runs):
+                        yield (
+                            0,
+                            (nxt, mnat + nat, D + lo2, min(H + hi - z, W), runs, used | 1 << j),
+                            ("merge", j, step),
+                        )
+        for r, (_, suit) in enumerate(self.runs):
             if suit == s:
                 yield from self.extensions(mask, mnat, D, H, runs, used, r, y, p)
 
@@ -185,10 +192,12 @@ class _LayOffSearch:
                     if gaps + nat > W - mnat - D:
                         continue
                     delta = sum(_UNIT[0 if q == 14 else q - 1] for q in places) << shift
-                    new_runs = runs[:r] + ((new_low, new_high, wilds + gaps),) + runs[r + 1:]
-                    yield 0, (mask - delta, mnat + nat, D + gaps, min(H + gaps, W), new_runs,
-                              used), (
-                        "extend", r, places, gaps)
+                    new_runs = runs[:r] + ((new_low, new_high, wilds + gaps),) + runs[r + 1 :]
+                    yield (
+                        0,
+                        (mask - delta, mnat + nat, D + gaps, min(H + gaps, W), new_runs, used),
+                        ("extend", r, places, gaps),
+                    )
 
     # ------------------------------------------------------------ search
     def value(self, mask: int, mnat: int, D: int, H: int, runs: tuple, used: int) -> int:
@@ -241,8 +250,9 @@ class _LayOffSearch:
             elif tag == "extend":
                 _, r, places, gaps = step
                 i, suit = self.runs[r]
-                added[i] += [ALL_CARDS[suit * NUM_RANKS + (0 if q == 14 else q - 1)]
-                             for q in places]
+                added[i] += [
+                    ALL_CARDS[suit * NUM_RANKS + (0 if q == 14 else q - 1)] for q in places
+                ]
                 added_wilds[i] += gaps
             else:
                 into = None
@@ -328,8 +338,10 @@ class _LayOffSearch:
                 shapes.append(_shape("wild", 0, -1, 0, 0, y, y))
             melds.append(cards)
         if sink and pool_w:
-            i = next((i for i, s in enumerate(table)
-                      if s.kind == "set" and s.rank == cfg.wild_rank), None)
+            i = next(
+                (i for i, s in enumerate(table) if s.kind == "set" and s.rank == cfg.wild_rank),
+                None,
+            )
             if i is None:
                 i = next(i for j, (i, _) in enumerate(self.wild_melds) if not used >> j & 1)
             added[i] += pool_w
@@ -343,8 +355,9 @@ class _LayOffSearch:
         layoffs = [(i, cards) for i, cards in added.items() if cards]
         return LayOff(Arrangement(melds, shapes, deadwood, points), layoffs, new_table)
 
-    def grown_shape(self, shape: MeldShape, cards: list[Card], wilds: int, runs: tuple,
-                    i: int) -> MeldShape:
+    def grown_shape(
+        self, shape: MeldShape, cards: list[Card], wilds: int, runs: tuple, i: int
+    ) -> MeldShape:
         cfg = self.cfg
         if not cards:
             return shape

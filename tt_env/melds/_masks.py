@@ -30,7 +30,6 @@ def _fields(y: int) -> list[int]:
     return [(y >> (_FB * i)) & 0xFF for i in range(NUM_RANKS)]
 
 
-
 def _cards_in(mask: int) -> list[Card]:
     """The cards of a mask, in kind order."""
     counts = mask.to_bytes(_NATURAL_KINDS, "little")

@@ -44,7 +44,7 @@ def is_meld(cards, wild_rank: int, rules: Rules = Rules()) -> MeldShape | None:
             best = _shape("set", wild_rank, -1, 0, 0, jokers, n)
     # Runs: every card of the suit but wild-rank ones must stand in its own place.
     suits = {c // NUM_RANKS for c in others}
-    for suit in (suits if others else range(NUM_SUITS)):
+    for suit in suits if others else range(NUM_SUITS):
         if len(suits) > 1:
             break
         for low in range(1, cfg.top - n + 2):
@@ -94,4 +94,3 @@ def _cards_list(cards) -> list[int]:
             c = parse_card(c)
         out.append(int(c))
     return out
-

@@ -112,4 +112,3 @@ def _search(cfg: _Config, mask0: int, J: int, M: int, trace: bool = False):
         mask, mnat, D, H = step[1:]
     path.append(("leaf", J, M - mnat, D, H))
     return value, path
-

@@ -113,6 +113,7 @@ class _Tables:
         out = []
         cnt = self._rank_counts(p, x)
         if p != self.wpos and sum(cnt) >= 2:
+
             def field(take):
                 return sum(t << (_SUIT_SHIFT[s] + _RANK_SHIFT[p]) for s, t in enumerate(take))
 
@@ -129,8 +130,9 @@ class _Tables:
             for take, by_lo_h in found.items():
                 delta = field(take)
                 touched = sum(1 << s for s, t in enumerate(take) if t)
-                cards = tuple(ALL_CARDS[s * NUM_RANKS + p] for s, t in enumerate(take)
-                              for _ in range(t))
+                cards = tuple(
+                    ALL_CARDS[s * NUM_RANKS + p] for s, t in enumerate(take) for _ in range(t)
+                )
                 for lo, h in _pareto_lo_h(set(by_lo_h)):
                     out.append((delta, lo, h, touched, sum(take), by_lo_h[(lo, h)], cards))
             out.sort(key=lambda c: (c[1], -c[2]))
@@ -146,8 +148,10 @@ def _block_splits(take: tuple[int, ...]):
         return
     # The block holding the first card present, then the rest (blocks come out in order).
     s0 = next(s for s, t in enumerate(take) if t)
-    ranges = [range(1, take[s0] + 1) if s == s0 else range(t + 1) if s > s0 else range(1)
-              for s, t in enumerate(take)]
+    ranges = [
+        range(1, take[s0] + 1) if s == s0 else range(t + 1) if s > s0 else range(1)
+        for s, t in enumerate(take)
+    ]
     for block in product(*ranges):
         if sum(block) < 2:
             continue
@@ -160,8 +164,11 @@ def _block_splits(take: tuple[int, ...]):
 
 def _pareto_lo_h(pairs: set[tuple[int, int]]) -> list[tuple[int, int]]:
     """(lo, h) pairs not beaten by one with lo as small and h as large."""
-    return [(lo, h) for lo, h in pairs
-            if not any(lo2 <= lo and h2 >= h and (lo2, h2) != (lo, h) for lo2, h2 in pairs)]
+    return [
+        (lo, h)
+        for lo, h in pairs
+        if not any(lo2 <= lo and h2 >= h and (lo2, h2) != (lo, h) for lo2, h2 in pairs)
+    ]
 
 
 _TABLES: BoundedCache = BoundedCache(32)
@@ -294,4 +301,3 @@ def _suit_values_for(cfg, tabs: _Tables) -> _SuitValues:
     if sv is None:
         sv = _SUIT_VALUES[key] = _SuitValues(tabs, pen13)
     return sv
-

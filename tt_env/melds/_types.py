@@ -56,4 +56,3 @@ class LayOff:
     arrangement: Arrangement
     layoffs: list[tuple[int, list[Card]]]  # (index of the table meld, cards laid off onto it)
     table: list[MeldShape]  # every table meld's shape after the lay-offs
-
