@@ -308,3 +308,29 @@ def test_plot_shows_a_run_shorter_than_the_smoothing_window(tmp_path, rollouts):
     assert dots == [[100.0 * (i + 1) for i in range(rollouts)]]  # every rollout is a point
     plt.close(fig)
     assert plot_run(root).exists()
+
+
+def test_duplicate_deal_baseline_pays_the_difference_to_the_baseline():
+    # With counting in the learner's seat and counting as the baseline the replays are the
+    # very same games: every round pays exactly 0. Greedy in the seat is paid its difference,
+    # and info keeps the plain reward beside the baseline's.
+    from tt_env.agents import make_agent
+
+    for learner_spec, zero in (("counting", True), ("greedy", False)):
+        env = TrainingEnv(Rules(), {"counting": 1.0}, baseline="counting", seed=3)
+        env.reset(seed=5)
+        learner = make_agent(learner_spec, 2)
+        paid = []
+        while len(paid) < 8:
+            action = learner.act(env.raw_observation, env.action_masks().astype(np.int8))
+            _, reward, terminated, _, info = env.step(action)
+            if terminated:
+                episode = info["tt_episode"]
+                assert reward == pytest.approx(
+                    (episode["reward"] - episode["baseline"]) * env.reward_scale
+                )
+                paid.append(reward)
+                env.reset()
+        assert all(r == 0 for r in paid) == zero
+    with pytest.raises(ValueError, match="episode='round'"):
+        TrainingEnv(Rules(), {"counting": 1.0}, episode="game", baseline="counting")

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import copy
 import csv
 import dataclasses
 import datetime as _dt
@@ -113,6 +114,9 @@ class TrainConfig:
     """"relative": opponents' mean penalty minus the own per round; "penalty": minus the own"""
     reward_scale: float = 0.05
     """factor applied to rewards for PPO (keeps values near 1; the objective is unchanged)"""
+    baseline: str = ""
+    """duplicate deals: pay each round's reward less this agent's on the same deal in the
+    learner's seat ("counting"; needs episode="round"); "": the plain reward"""
     opponents: str = "counting=0.35,greedy=0.3,random=0.05,league=0.3"
     """opponent pool as agent=weight, drawn per episode and seat; league: the learner's snapshots"""
     league_every: int = 100_000
@@ -412,6 +416,10 @@ def check_run(config: TrainConfig, resume_dir: str | os.PathLike | None = None) 
     if config.bc_teacher.strip().lower() not in ("", "none"):
         pools.append(("bc_opponents", config.bc_opponents))
         named.append(("bc_teacher", config.bc_teacher.strip()))
+    if config.baseline.strip():
+        if config.episode != "round":
+            raise ValueError("setting baseline: duplicate deals need episode = 'round'")
+        named.append(("baseline", config.baseline.strip()))
     for setting, text in pools:
         try:
             pool = parse_pool(text)
@@ -653,6 +661,14 @@ class TrainingEnv(gymnasium.Env):
     ``action_masks()`` is the wrapped env's. At the end of an episode ``info["tt_episode"]`` holds
     the unscaled episode reward and the opponents' labels (for the learning curve);
     :attr:`raw_observation` is the last observation before the transform.
+
+    ``baseline`` (an agent spec, with ``episode="round"``): *duplicate deals*. At the learner's
+    first decision of each round, a copy of the game (the same deal, the same stock order, the
+    same opponents, copied) is played to the round's end with the baseline agent in the
+    learner's seat; the learner is then paid its round reward *less* the baseline's on that
+    deal. The deal's luck cancels out, and since the baseline's result never depends on the
+    learner's actions the policy gradient keeps its expectation (a baseline, in the REINFORCE
+    sense) while its variance drops. ``info["tt_episode"]`` keeps the plain reward too.
     """
 
     metadata = {"render_modes": []}
@@ -668,6 +684,7 @@ class TrainingEnv(gymnasium.Env):
         league_dir: str | None = None,
         league_size: int = 5,
         seed: int = 0,
+        baseline: str = "",
     ) -> None:
         from .single_agent import SingleAgentEnv
 
@@ -689,6 +706,35 @@ class TrainingEnv(gymnasium.Env):
         self.raw_observation: np.ndarray | None = None
         self._episode_reward = 0.0
         self._episode_length = 0
+        self.baseline = baseline
+        self._reference = 0.0  # the baseline's round reward on this deal
+        if baseline:
+            if episode != "round":
+                raise ValueError("a duplicate-deal baseline needs episode='round'")
+            from .agents import make_agent
+            from .three_thirteen_v0 import raw_env
+
+            self._baseline_agent = make_agent(baseline, rules.num_players, rules, seed)
+            self._replay = raw_env(rules=rules, episode="round", reward=reward)
+
+    def reference_reward(self) -> float:
+        """The learner seat's round reward when the baseline agent plays the rest of this round
+        in its place, on a copy of the game as it stands (see the class docstring)."""
+        env = self._replay
+        env.reset(options={"game": self.env.game})  # a copy: the real game is untouched
+        learner = self.env.learner
+        seated = {a: copy.deepcopy(self.env._seated[i]) for i, a in enumerate(env.possible_agents)}
+        seated[learner] = self._baseline_agent
+        reward = 0.0
+        for agent in env.agent_iter():
+            obs, r, term, trunc, _ = env.last()
+            if agent == learner:
+                reward += r
+            if term or trunc:
+                env.step(None)
+                continue
+            env.step(seated[agent].act(obs["observation"], obs["action_mask"]))
+        return reward
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
@@ -699,6 +745,8 @@ class TrainingEnv(gymnasium.Env):
         obs, info = self.env.reset(seed=seed, options=options)
         self._episode_reward, self._episode_length = 0.0, 0
         self.raw_observation = obs
+        if self.baseline:
+            self._reference = self.reference_reward()
         return self.features(obs), info
 
     def step(self, action):
@@ -712,6 +760,9 @@ class TrainingEnv(gymnasium.Env):
                 "length": self._episode_length,
                 "opponents": "+".join(sorted(s.label for s in self.seats)),
             }
+            if self.baseline:
+                info["tt_episode"]["baseline"] = self._reference
+                reward -= self._reference
         return self.features(obs), reward * self.reward_scale, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
@@ -736,6 +787,7 @@ def make_training_env(
         league_dir=league_dir,
         league_size=config.league_size,
         seed=seed * 1000 + rank,
+        baseline=config.baseline,
     )
 
 

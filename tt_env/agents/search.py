@@ -92,6 +92,8 @@ class SearchAgent(BaseAgent):
         self._went_out = lay["went_out"]
         self._jit = None
         self.searched = 0  # decisions searched (for benchmarks)
+        self.seconds = 0.0  # time spent searching, and the longest search
+        self.longest = 0.0
         self.switched = 0  # decisions where the search overruled the expected values
         self.deals = 0  # deals played
 
@@ -218,6 +220,9 @@ class SearchAgent(BaseAgent):
                 and time.perf_counter() - start > self.budget
             ):
                 break
+        spent = time.perf_counter() - start
         self.searched += 1
         self.deals += done
+        self.seconds += spent
+        self.longest = max(self.longest, spent)
         return results[:done]
