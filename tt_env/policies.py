@@ -28,7 +28,7 @@ from .actions import (
 from .cards import JOKER, NUM_KINDS, NUM_RANKS
 from .valuation import Seen, Valuation
 
-__all__ = ["ExpectedPenalty", "feed_cost"]
+__all__ = ["CompiledExpectedPenalty", "ExpectedPenalty", "feed_cost"]
 
 
 def feed_cost(kind: int, seen: Seen, feed: float, wild_feed: float) -> float:
@@ -105,4 +105,73 @@ class ExpectedPenalty:
         scored.sort()
         return DISCARD_ACTION_BASE + scored[0][1], [
             (DISCARD_ACTION_BASE + k, value) for _, k, value in scored
+        ]
+
+
+class CompiledExpectedPenalty:
+    """:class:`ExpectedPenalty` for one seat count and rules, through its compiled twin
+    (``tt_env._policies_jit``): one call per decision, the same decisions. ``act`` returns
+    None when the compiled code does not serve the rules (a cap on wilds per meld, or no
+    numba) or a hand it cannot certify: then ask the Python rule."""
+
+    def __init__(self, rule: ExpectedPenalty, rules) -> None:
+        from .melds import _config, _kernel_of
+        from .observation import observation_layout
+
+        self.rule = rule
+        kernels = [_kernel_of(_config(rules, w, None)) for w in range(1, NUM_RANKS + 1)]
+        self.ok = all(k is not None for k in kernels)
+        if not self.ok:
+            return
+        from . import _policies_jit as pj
+        from .melds._kernel import _Entry
+
+        self._pj = pj
+        self._call = _Entry(pj.decide_observation)
+        pars = np.zeros((NUM_RANKS + 1, kernels[0].par.size), np.int64)
+        for w, kernel in enumerate(kernels, start=1):
+            pars[w] = kernel.par
+        deck = np.full(NUM_KINDS, rules.decks, np.int64)
+        deck[JOKER] = rules.decks * rules.jokers_per_deck
+        params = np.array(
+            [rule.lookahead, rule.feed_cost, rule.wild_feed_cost, rule.candidates, rule.margin],
+            np.float64,
+        )
+        k0 = kernels[0]
+        self.short_k = np.zeros(NUM_KINDS, np.int64)
+        self.short_v = np.zeros(NUM_KINDS, np.float64)
+        self.info = np.zeros(4, np.int64)
+        self._args = (
+            pj.layout_array(observation_layout(rules.num_players)),
+            rules.num_players,
+            deck,
+            bool(rules.discard_drawn_upcard),
+            params,
+            pars,
+            k0.TT,
+            k0.mkeys,
+            k0.mv,
+            k0.mdw,
+            k0.ws,
+            k0.wr,
+            self.short_k,
+            self.short_v,
+            self.info,
+        )
+
+    def act(self, observation: np.ndarray, mask: np.ndarray) -> int | None:
+        """The rule's action, or None (see the class docstring). After a discard decision
+        :meth:`shortlist` gives the candidates it weighed."""
+        if not self.ok:
+            return None
+        obs = np.asarray(observation, np.float32)
+        action = self._call(obs, np.asarray(mask, np.int8), *self._args)
+        return None if action < 0 else int(action)
+
+    def shortlist(self) -> list[tuple[int, float]]:
+        """The last discard decision's shortlist as (action, value) pairs, best first."""
+        n = int(self.info[0])
+        return [
+            (DISCARD_ACTION_BASE + int(k), float(v))
+            for k, v in zip(self.short_k[:n], self.short_v[:n])
         ]

@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..melds._jit import after_draw_values, discard_values, evaluate
+from .._policies_jit import DISCARD_BASE, GO_OUT_BASE, TAKE, decide
+from ..melds._jit import discard_values, evaluate
 
 BIG = 1 << 40
 
@@ -25,9 +26,7 @@ BIG = 1 << 40
 S_NSTOCK, S_NPILE, S_CURRENT, S_PHASE, S_DRAWN, S_WENT_OUT, S_TURNS = range(7)
 S_TURN_CAP, S_DDU, S_N, S_HORIZON, S_MINE = 7, 8, 9, 10, 11
 SIM_SIZE = 12
-GREEDY, COUNTING = 0, 1  # rollout policies
-# CountingAgent's defaults (tt_env.agents.counting): look-ahead weight, feed costs, shortlist
-C_LOOKAHEAD, C_FEED, C_WILD_FEED, C_CANDIDATES, C_MARGIN = 1.0, 2.0, 6.0, 4, 12
+GREEDY, COUNTING = 0, 1  # rollout policies: greedy, or the expected-penalty rule
 DRAW, DISCARD = 0, 1
 
 
@@ -78,119 +77,6 @@ def _greedy_takes(hand, top, w, par, TT, mkeys, mv, mdw, ws, wr):
 
 
 @njit(cache=True)
-def _expected(hand, unseen, w, par, TT, mkeys, mv, mdw, ws, wr, out53, dv):
-    """The expected penalty of ``hand`` after one draw from ``unseen`` and its best discard
-    (as the valuation layer's expected_after_draw); -1 when not certified."""
-    total = 0
-    for k in range(53):
-        total += unseen[k]
-    value = after_draw_values(hand, unseen, w, par, TT, mkeys, mv, mdw, ws, wr, out53, dv)
-    if value < 0:
-        return -1.0
-    if total <= 0:
-        return value * 1.0
-    acc = 0
-    for x in range(53):
-        if unseen[x] > 0:
-            if out53[x] < 0:
-                return -1.0
-            acc += out53[x] * unseen[x]
-    return acc / total
-
-
-@njit(cache=True)
-def _counting_takes(hand, top, ddu, unseen, w, par, TT, mkeys, mv, mdw, ws, wr, out53, dv):
-    """CountingAgent's draw: take the top discard when, after it and the best discard allowed,
-    the penalty is below both the penalty now and the expected one after a stock draw."""
-    now = evaluate(hand, w, par, TT, mkeys, mv, mdw, ws, wr, 0)
-    banned = top if (not ddu and hand[top] == 0) else -1
-    hand[top] += 1
-    value = discard_values(hand, w, par, TT, mkeys, mv, mdw, ws, wr, dv)
-    hand[top] -= 1
-    if now < 0 or value < 0:
-        return False
-    take = np.int64(1) << 40
-    for k in range(53):
-        if dv[k] >= 0 and k != banned and dv[k] < take:
-            take = dv[k]
-    if take >= now:
-        return False
-    stock = _expected(hand, unseen, w, par, TT, mkeys, mv, mdw, ws, wr, out53, dv)
-    return stock >= 0 and take < stock
-
-
-@njit(cache=True)
-def _feed(k, w, next_known):
-    """CountingAgent's cost of handing ``k`` to the next player."""
-    if k == 52 or k % 13 == w:
-        return C_WILD_FEED
-    suit = k // 13
-    r = k % 13
-    for s in range(4):
-        if next_known[s * 13 + r]:
-            return C_FEED
-    for d in (-2, -1, 1, 2):
-        q = r + d
-        if 0 <= q < 13 and next_known[suit * 13 + q]:
-            return C_FEED
-    return 0.0
-
-
-@njit(cache=True)
-def _counting_discard(
-    hand, banned, final, unseen, next_known, w, par, TT, mkeys, mv, mdw, ws, wr, dv, out53, dv2
-):
-    """CountingAgent's discard: (kind, the penalty it leaves). Goes out when it can; else the
-    lowest expected penalty after the next stock draw plus the feed cost, over a shortlist."""
-    value = discard_values(hand, w, par, TT, mkeys, mv, mdw, ws, wr, dv)
-    if value < 0:
-        return _greedy_discard(hand, banned, w, par, TT, mkeys, mv, mdw, ws, wr, dv)
-    out_k = -1
-    for k in range(53):
-        if (
-            dv[k] == 0
-            and k != banned
-            and (out_k < 0 or par[k] > par[out_k] or (par[k] == par[out_k] and k > out_k))
-        ):
-            out_k = k
-    if out_k >= 0:
-        return out_k, 0
-    keys = np.empty(53, np.float64)
-    kinds = np.empty(53, np.int64)
-    m = 0
-    for k in range(53):
-        if dv[k] >= 0 and k != banned:
-            kinds[m] = k
-            keys[m] = (
-                (dv[k] + _feed(k, w, next_known)) * 10000.0 + (100 - par[k]) * 100.0 + (99 - k)
-            )
-            m += 1
-    order = np.argsort(keys[:m])
-    first = kinds[order[0]]
-    if final or C_LOOKAHEAD == 0:
-        return first, dv[first]
-    floor = dv[first] + _feed(first, w, next_known)
-    best_k = first
-    best_key = np.inf
-    for i in range(min(C_CANDIDATES, m)):
-        k = kinds[order[i]]
-        f = _feed(k, w, next_known)
-        if dv[k] + f > floor + C_MARGIN:
-            continue
-        hand[k] -= 1
-        e = _expected(hand, unseen, w, par, TT, mkeys, mv, mdw, ws, wr, out53, dv2)
-        hand[k] += 1
-        if e < 0:
-            continue
-        val = dv[k] - C_LOOKAHEAD * (dv[k] - e) + f
-        key = val * 1e8 + dv[k] * 1e4 + (100 - par[k]) * 100.0 + (99 - k)
-        if key < best_key:
-            best_key = key
-            best_k = k
-    return best_k, dv[best_k]
-
-
-@njit(cache=True)
 def _unseen_for(p, hands, known, pc, deck, n, out):
     """What seat ``p`` has not seen: every copy in play less its hand, the discard pile and
     what the others are known to hold."""
@@ -204,7 +90,24 @@ def _unseen_for(p, hands, known, pc, deck, n, out):
 
 @njit(cache=True)
 def play_round(
-    hands, stock, pile, sim, known, deck, policy, w, par, TT, mkeys, mv, mdw, ws, wr, dv, out
+    hands,
+    stock,
+    pile,
+    sim,
+    known,
+    deck,
+    policy,
+    params,
+    w,
+    par,
+    TT,
+    mkeys,
+    mv,
+    mdw,
+    ws,
+    wr,
+    dv,
+    out,
 ):
     """Play the round from ``sim`` to its end, each seat ``s`` with ``policy[s]`` (GREEDY or
     COUNTING), or until seat 0 (the searcher) has discarded ``sim[S_HORIZON]`` more times
@@ -216,8 +119,10 @@ def play_round(
     for i in range(sim[S_NPILE]):
         pc[pile[i]] += 1
     unseen = np.empty(53, np.int64)
-    out53 = np.empty(53, np.int64)
-    dv2 = np.empty(53, np.int64)
+    allowed = np.zeros(53, np.bool_)
+    short_k = np.empty(53, np.int64)
+    short_v = np.empty(53, np.float64)
+    info = np.empty(4, np.int64)
     while True:
         cur = sim[S_CURRENT]
         hand = hands[cur]
@@ -234,11 +139,21 @@ def play_round(
                 take = True
             elif policy[cur] == COUNTING:
                 _unseen_for(cur, hands, known, pc, deck, n, unseen)
-                take = _counting_takes(
+                top = pile[npile - 1]
+                act = decide(
                     hand,
-                    pile[npile - 1],
-                    sim[S_DDU],
                     unseen,
+                    known[(cur + 1) % n],
+                    top,
+                    -1,
+                    True,
+                    sim[S_WENT_OUT] >= 0,
+                    True,
+                    True,
+                    allowed,
+                    allowed,
+                    sim[S_DDU],
+                    params,
                     w,
                     par,
                     TT,
@@ -247,8 +162,14 @@ def play_round(
                     mdw,
                     ws,
                     wr,
-                    out53,
-                    dv,
+                    short_k,
+                    short_v,
+                    info,
+                )
+                take = (
+                    act == TAKE
+                    if act >= 0
+                    else _greedy_takes(hand, top, w, par, TT, mkeys, mv, mdw, ws, wr)
                 )
             else:
                 take = _greedy_takes(hand, pile[npile - 1], w, par, TT, mkeys, mv, mdw, ws, wr)
@@ -283,14 +204,25 @@ def play_round(
         banned = -1
         if drawn >= 0 and not sim[S_DDU] and hand[drawn] < 2:
             banned = drawn
+        act = -1
         if policy[cur] == COUNTING:
             _unseen_for(cur, hands, known, pc, deck, n, unseen)
-            k, after = _counting_discard(
+            for k in range(53):
+                allowed[k] = hand[k] > 0 and k != banned
+            act = decide(
                 hand,
-                banned,
-                sim[S_WENT_OUT] >= 0,
                 unseen,
                 known[(cur + 1) % n],
+                -1,
+                drawn,
+                False,
+                sim[S_WENT_OUT] >= 0,
+                False,
+                False,
+                allowed,
+                allowed,
+                sim[S_DDU],
+                params,
                 w,
                 par,
                 TT,
@@ -299,10 +231,14 @@ def play_round(
                 mdw,
                 ws,
                 wr,
-                dv,
-                out53,
-                dv2,
+                short_k,
+                short_v,
+                info,
             )
+        if act >= GO_OUT_BASE:
+            k, after = act - GO_OUT_BASE, 0
+        elif act >= DISCARD_BASE:
+            k, after = act - DISCARD_BASE, 1  # not a go-out
         else:
             k, after = _greedy_discard(hand, banned, w, par, TT, mkeys, mv, mdw, ws, wr, dv)
         hand[k] -= 1
@@ -395,6 +331,7 @@ def search(
     samples,
     deck,
     policy,
+    params,
     w,
     par,
     TT,
@@ -497,6 +434,7 @@ def search(
                 kn,
                 deck,
                 policy,
+                params,
                 w,
                 par,
                 TT,

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..policies import ExpectedPenalty
+from ..policies import CompiledExpectedPenalty, ExpectedPenalty
 from ..valuation import valuation_for
 from .base import BaseAgent, legal_actions
 
@@ -59,10 +59,16 @@ class CountingAgent(BaseAgent):
         super().__init__(num_players, rules, seed)
         self.rule = ExpectedPenalty(lookahead, feed_cost, wild_feed_cost, candidates, margin)
         self.valuation = valuation_for(self.rules)
+        self._compiled = None  # the rule's compiled twin, built on first use
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         mask = np.asarray(action_mask)
         legal_actions(mask)
+        if self._compiled is None:
+            self._compiled = CompiledExpectedPenalty(self.rule, self.rules)
+        action = self._compiled.act(observation, mask)
+        if action is not None:
+            return action
         seen = self.valuation.see(observation)
         if seen.draw_phase:
             return self.rule.draw(self.valuation, seen, mask)[0]

@@ -42,7 +42,7 @@ from ..actions import (
 )
 from ..cards import NUM_KINDS
 from ..observation import observation_layout
-from ..policies import ExpectedPenalty
+from ..policies import CompiledExpectedPenalty, ExpectedPenalty
 from ..valuation import Seen, valuation_for
 from .base import BaseAgent, legal_actions
 
@@ -86,6 +86,11 @@ class SearchAgent(BaseAgent):
         self.rollout = rollout
         self.valuation = valuation_for(self.rules)
         self.rule = ExpectedPenalty(candidates=max(self.candidates, 4), margin=margin)
+        self._compiled = None  # the rule's compiled twin, built on first use
+        r = self.rule
+        self._params = np.array(  # the rule's parameters for counting rollouts
+            [r.lookahead, r.feed_cost, r.wild_feed_cost, r.candidates, r.margin], np.float64
+        )
         self._deck = self.valuation.deck.astype(np.int64)
         lay = observation_layout(num_players).slices
         self._sizes = lay["hand_size"]
@@ -103,15 +108,20 @@ class SearchAgent(BaseAgent):
         legal_actions(mask)
         obs = np.asarray(observation)
         seen = self.valuation.see(obs)
-        v = self.valuation
+        if self._compiled is None:
+            self._compiled = CompiledExpectedPenalty(self.rule, self.rules)
+        compiled = self._compiled
+        action = compiled.act(obs, mask)
+        if action is None:  # not served by the compiled rule: the Python rule
+            return self._python_rule(seen, mask)
         if seen.draw_phase:
-            action, take, _ = self.rule.draw(v, seen, mask)
-            if np.isnan(take) or take >= v.hand_value(seen.hand, seen.wild_rank):
+            take, now = int(compiled.info[1]), int(compiled.info[2])
+            if take < 0 or take >= now:
                 return action  # one draw possible, or the top discard does not help
             other = DRAW_STOCK_ACTION if action == TAKE_DISCARD_ACTION else TAKE_DISCARD_ACTION
             actions = [action, other]  # the expected-penalty rule's choice first
         else:
-            action, shortlist = self.rule.discard(v, seen, mask)
+            shortlist = compiled.shortlist()
             if len(shortlist) < 2:
                 return action  # going out, the final turn, or a single candidate
             actions = [a for a, _ in shortlist[: self.candidates]]
@@ -119,6 +129,12 @@ class SearchAgent(BaseAgent):
         if results is None:
             return actions[0]
         return actions[self.choose(results)]
+
+    def _python_rule(self, seen: Seen, mask: np.ndarray) -> int:
+        v = self.valuation
+        if seen.draw_phase:
+            return self.rule.draw(v, seen, mask)[0]
+        return self.rule.discard(v, seen, mask)[0]
 
     def choose(self, results: np.ndarray) -> int:
         """The action to play from the deals' results (rows: deals; columns: actions, the
@@ -179,6 +195,7 @@ class SearchAgent(BaseAgent):
         sim0[jit.S_MINE] = -1 if seen.draw_phase else 0
         acts = np.array(actions, np.int64)
         policy = np.full(n, jit.GREEDY if self.rollout == "greedy" else jit.COUNTING, np.int64)
+        params = self._params
         if self.rollout == "counting-self":
             policy[1:] = jit.GREEDY
         results = np.zeros((self.samples, len(actions)), np.float64)
@@ -203,6 +220,7 @@ class SearchAgent(BaseAgent):
                 chunk,
                 self._deck,
                 policy,
+                params,
                 kernel.w,
                 kernel.par,
                 kernel.TT,
