@@ -1,23 +1,37 @@
-"""How fast is the meld solver? Prints calls per second on random hands (one process, one core).
+"""How fast is the meld solver? Calls per second of the compiled kernel and of the Python
+solver, side by side in one run, and against OpenSpiel's C++ gin rummy ``min_deadwood``.
 
-Every figure is measured on fresh random hands drawn from freshly shuffled decks with a fixed
-numpy seed, and the result caches of :mod:`tt_env.melds` (``min_penalty`` and
-``discard_penalties`` results) are cleared before every timed pass, so no timed call is
-answered from them. What stays between passes are the solver's per-rule tables (candidate
-runs and sets, best runs of each suit pattern): they depend on the rules only, never on a
-hand, and a long game or training run fills them once. They are first filled by solving
-``--warmup`` hands of another seed; the "first pass" column then still pays for the table
-entries that the timed hands add (the number is printed), "best of N" is the fastest of N
-passes over the same hands (tables complete for them, results not cached). ``--cold`` also
-times a first pass in a fresh process, before any warm-up.
+Every figure is measured on fresh random hands (the top of a freshly shuffled deck, a fixed
+numpy seed). The result caches are cleared before every timed pass, so no timed call is answered
+from a cache; what stays are the per-rule tables (filled by ``--warmup`` hands of another seed
+first: they depend on the rules only, and a game or a training run fills them once). The
+"Python" column is the same package with the compiled kernel switched off
+(``tt_env.melds._kernel.set_enabled(False)``, as ``TT_ENV_NO_JIT=1`` does). Each figure is the
+best of ``--repeat`` passes.
 
-    python benchmarks/bench_solver.py --hands 20000 --seed 0
+* ``min_penalty``: one call per hand (counts as a tuple, as the engine and agents pass them);
+* ``min_penalties``: one call for all the hands (an array), compiled only;
+* ``discard_penalties``: the fewest penalty after each discard of a 14-card hand (after a draw);
+* ``draw_penalties``: the fewest penalty after drawing each of the 53 kinds and the best
+  discard, for a 13-card hand (what an agent weighs before a draw);
+* ``solve``: the arrangement (melds, deadwood);
+* OpenSpiel: the same 14-card hands with no wild card (kings left out of the deck, kings
+  wild), its ``GinRummyUtils.min_deadwood`` beside ``min_penalty``; the values are compared.
+
+The first lines give the compiled kernel's cold costs in a fresh process: importing numba and
+loading the compiled code from its on-disk cache (``--compile`` also times compiling it from
+scratch, a minute or so, once per machine).
+
+    python benchmarks/bench_solver.py --hands 10000 --seed 0
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,121 +41,182 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 
 from tt_env import going_out, melds  # noqa: E402
 from tt_env.cards import make_deck, to_counts  # noqa: E402
+from tt_env.melds import _kernel  # noqa: E402
 from tt_env.rules import Rules  # noqa: E402
 
 CONFIGS = {
     "default rules": Rules(),
-    "one-wild preset": Rules.preset("one-wild"),
     "2 decks + 2 jokers/deck": Rules(num_decks=2, jokers_per_deck=2),
+    "one-wild preset (a cap: Python only)": Rules.preset("one-wild"),
 }
 
+COLD = """
+import time
+t0 = time.perf_counter()
+from tt_env.melds import min_penalty, _kernel
+from tt_env.rules import Rules
+t1 = time.perf_counter()
+min_penalty(tuple([1] * 14 + [0] * 39), 13, Rules())
+t2 = time.perf_counter()
+print(f"{t1 - t0:.2f} {t2 - t1:.2f} {_kernel.status()}")
+"""
 
-def random_hands(rules: Rules, n: int, size: int, seed: int) -> list[list]:
-    """``n`` hands of ``size`` cards, each the top of a freshly shuffled deck."""
+
+def cold_costs(compile_too: bool) -> None:
+    """Import and first-call times in fresh processes (the kernel's one-time costs)."""
+    root = str(Path(__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=root)
+    runs = [("cached compiled code", env)]
+    if compile_too:
+        runs.append(("compiled from scratch", dict(env, NUMBA_CACHE_DIR=tempfile.mkdtemp())))
+    for label, run_env in runs:
+        out = subprocess.run(
+            [sys.executable, "-c", COLD], env=run_env, capture_output=True, text=True, check=True
+        ).stdout.split()
+        print(
+            f"  cold start, {label}: import {out[0]} s, first min_penalty {out[1]} s "
+            "(numba import, kernel load or compile, suit tables)"
+        )
+
+
+def random_hands(rules: Rules, n: int, size: int, seed: int, deck=None) -> list[tuple]:
     rng = np.random.default_rng(seed)
-    deck = make_deck(rules.decks, rules.jokers_per_deck)
-    return [[deck[i] for i in rng.permutation(len(deck))[:size]] for _ in range(n)]
+    deck = make_deck(rules.decks, rules.jokers_per_deck) if deck is None else deck
+    return [to_counts(deck[i] for i in rng.permutation(len(deck))[:size]) for _ in range(n)]
 
 
-def game_like_stream(rules: Rules, n: int, seed: int) -> list[tuple[int, ...]]:
-    """The hands one player holds after each draw in a long run of turns: draw a card, then
-    discard one at random. Successive hands share all cards but two."""
-    rng = np.random.default_rng(seed)
-    deck = make_deck(rules.decks, rules.jokers_per_deck)
-    hand: list = []
-    stock: list = []
-    out = []
-    for _ in range(n):
-        if not stock:
-            order = rng.permutation(len(deck))
-            hand = [deck[i] for i in order[:13]]
-            stock = [deck[i] for i in order[13:]]
-        hand.append(stock.pop())
-        out.append(to_counts(hand))
-        hand.pop(int(rng.integers(len(hand))))
-    return out
+def best_rate(fn, items, repeat: int) -> float:
+    """Items per second of ``fn`` over ``items``, best of ``repeat`` passes from cold caches."""
+    best = 0.0
+    for _ in range(repeat):
+        melds.clear_cache()
+        going_out.clear_cache()
+        start = time.perf_counter()
+        fn(items)
+        best = max(best, len(items) / (time.perf_counter() - start))
+    return best
 
 
-def one_pass(fn, items) -> float:
-    """Calls per second of ``fn`` over ``items``, the result caches cleared first."""
-    melds.clear_cache()
-    start = time.perf_counter()
-    for item in items:
-        fn(item)
-    return len(items) / (time.perf_counter() - start)
+def each(call):
+    def run(items):
+        for item in items:
+            call(item)
+
+    return run
 
 
-def table_entries(rules: Rules, wild_rank: int) -> int:
-    """Entries in the per-rule tables the solver uses for these rules (an internal count)."""
-    cfg = melds._config(rules, wild_rank, None)
-    return len(cfg.values.free) + len(cfg.values.capped) + len(cfg.tabs.runs)
+def measure(rules: Rules, w: int, hands14, hands13, repeat: int) -> dict[str, float]:
+    cards14 = [[k for k, c in enumerate(h) for _ in range(c)] for h in hands14]
+    array14 = np.array(hands14, np.uint8)
+    figures = {
+        "min_penalty": best_rate(each(lambda c: melds.min_penalty(c, w, rules)), hands14, repeat),
+        "discard_penalties (14 cards)": best_rate(
+            each(lambda c: melds.discard_penalties(c, w, rules)),
+            hands14[: max(1, len(hands14) // 4)],
+            repeat,
+        ),
+        "draw_penalties (13 cards)": best_rate(
+            each(lambda c: melds.draw_penalties(c, w, rules)),
+            hands13[: max(1, len(hands13) // 20)],
+            repeat,
+        ),
+        "solve": best_rate(each(lambda h: melds.solve(h, w, rules)), cards14, repeat),
+    }
+    if _kernel.jit_module() is not None:
+        figures["min_penalties (one call)"] = best_rate(
+            lambda a: melds.min_penalties(a, w, rules), array14, repeat
+        )
+    return figures
+
+
+def warm(rules: Rules, w: int, hands) -> None:
+    """Fill the per-rule tables (and load every compiled function) before timing."""
+    for h in hands:
+        melds.min_penalty(h, w, rules)
+        melds.discard_penalties(h, w, rules)
+    for h in hands[:50]:
+        melds.solve([k for k, c in enumerate(h) for _ in range(c)], w, rules)
+        less = list(h)
+        less[next(k for k, c in enumerate(h) if c)] -= 1
+        melds.draw_penalties(tuple(less), w, rules)
+    melds.min_penalties(np.array(hands[:50], np.uint8), w, rules)
+
+
+def openspiel_figures(hands: int, seed: int, repeat: int) -> None:
+    try:
+        import pyspiel
+    except ImportError:
+        print("OpenSpiel: not installed (the bench extra), skipped")
+        return
+    utils = pyspiel.gin_rummy.GinRummyUtils(13, 4, 10)
+    rules = Rules()
+    # No wild card: the deck without kings, kings wild. OpenSpiel's card c is rank c % 13 of
+    # suit c // 13, ace low, court cards 10: tt_env's card kinds and penalties.
+    deck = [c for c in make_deck(1, 0) if c.rank != 13]
+    counts = random_hands(rules, hands, 14, seed, deck)
+    lists = [[k for k, c in enumerate(h) for _ in range(c)] for h in counts]
+    mine = melds.min_penalties(np.array(counts, np.uint8), 13, rules)
+    theirs = np.array([utils.min_deadwood(h) for h in lists])
+    print(
+        f"OpenSpiel comparison: {hands} 14-card hands without wild cards; values equal: "
+        f"{int((mine == theirs).sum())}/{hands}"
+    )
+    rows = [
+        (
+            "OpenSpiel min_deadwood (C++, per call)",
+            best_rate(each(utils.min_deadwood), lists, repeat),
+        ),
+        (
+            "tt_env min_penalty (per call)",
+            best_rate(each(lambda c: melds.min_penalty(c, 13, rules)), counts, repeat),
+        ),
+        (
+            "tt_env min_penalties (one call)",
+            best_rate(
+                lambda a: melds.min_penalties(a, 13, rules), np.array(counts, np.uint8), repeat
+            ),
+        ),
+    ]
+    base = rows[0][1]
+    for label, rate in rows:
+        print(f"  {label:44}{rate:>12,.0f}/s{rate / base:>8.2f}x")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=20000, help="hands per figure")
+    parser.add_argument("--hands", type=int, default=10000, help="hands per figure")
     parser.add_argument("--seed", type=int, default=0, help="seed of the timed hands")
-    parser.add_argument("--size", type=int, default=14, help="cards per hand")
     parser.add_argument("--wild-rank", type=int, default=13, help="wild rank of the round")
-    parser.add_argument(
-        "--warmup",
-        type=int,
-        default=30000,
-        help="hands of another seed solved first to fill the per-rule tables",
-    )
+    parser.add_argument("--warmup", type=int, default=5000, help="hands solved first (tables)")
     parser.add_argument("--repeat", type=int, default=3, help="timed passes per figure")
-    parser.add_argument(
-        "--cold",
-        action="store_true",
-        help="also time min_penalty before any warm-up (tables still empty)",
-    )
+    parser.add_argument("--compile", action="store_true", help="also time a compile from scratch")
     args = parser.parse_args()
     w = args.wild_rank
     print(
-        f"{args.hands} random {args.size}-card hands per figure (seed {args.seed}), wild rank "
-        f"{w}; result caches cleared before every pass; calls per second, one process"
+        f"{_kernel.status()}; {args.hands} random hands per figure (seed {args.seed}), wild "
+        f"rank {w}; result caches cleared before every pass; best of {args.repeat}"
     )
-    print(f"{'':34}{'first pass':>12}{f'best of {args.repeat}':>12}")
+    cold_costs(args.compile)
     for name, rules in CONFIGS.items():
-        hands = random_hands(rules, args.hands, args.size, args.seed)
-        counts = [to_counts(h) for h in hands]
-        print(f"{name}:")
-        if args.cold:
-            cold = one_pass(lambda c, rules=rules: melds.min_penalty(c, w, rules), counts)
-            print(f"  {'min_penalty, empty tables':32}{cold:>12,.0f}")
-        for h in random_hands(rules, args.warmup, args.size, args.seed + 1000):
-            melds.min_penalty(to_counts(h), w, rules)
-        before = table_entries(rules, w)
-        figures = [
-            ("solve", lambda h, rules=rules: melds.solve(h, w, rules), hands),
-            ("min_penalty", lambda c, rules=rules: melds.min_penalty(c, w, rules), counts),
-        ]
-        if name == "default rules":
-            figures.append(
-                (
-                    f"discard_penalties ({args.size} cards)",
-                    lambda c, rules=rules: melds.discard_penalties(c, w, rules),
-                    counts[: max(1, args.hands // 4)],
-                )
-            )
-        for label, fn, items in figures:
-            rates = [one_pass(fn, items) for _ in range(args.repeat)]
-            print(f"  {label:32}{rates[0]:>12,.0f}{max(rates):>12,.0f}")
-        print(f"  ({table_entries(rules, w) - before} table entries were added by the timed hands)")
-        if name == "default rules":
-            # As the engine asks after a draw: which discards let the player go out (once a
-            # turn; the engine keeps the answer for the move played); the caches stay on.
-            stream = game_like_stream(rules, args.hands, args.seed)
-            melds.clear_cache()
-            going_out.clear_cache()
-            start = time.perf_counter()
-            for c in stream:
-                going_out.go_out_discards(c, w, rules)
-            rate = len(stream) / (time.perf_counter() - start)
-            print(
-                f"  {'game-like turns, caches on':32}{rate:>12,.0f}   turns/s: one player's "
-                "successive hands, go_out_discards once a turn"
-            )
+        hands14 = random_hands(rules, args.hands, 14, args.seed)
+        hands13 = random_hands(rules, args.hands, 13, args.seed + 1)
+        warmup = random_hands(rules, args.warmup, 14, args.seed + 1000)
+        results = {}
+        for path in ("compiled", "python"):
+            _kernel.set_enabled(path == "compiled")
+            melds.clear_cache(tables=True)
+            warm(rules, w, warmup)
+            results[path] = measure(rules, w, hands14, hands13, args.repeat)
+        _kernel.set_enabled(True)
+        melds.clear_cache(tables=True)
+        print(f"{name}:{'compiled':>30}{'Python':>12}{'ratio':>9}")
+        for label, rate in results["compiled"].items():
+            py = results["python"].get(label)
+            if py is None:  # the batch call: against the Python solver's single calls
+                py = results["python"]["min_penalty"]
+                label += " vs Python calls"
+            print(f"  {label:36}{rate:>12,.0f}{py:>12,.0f}{rate / py:>8.1f}x")
+    openspiel_figures(args.hands, args.seed, args.repeat)
 
 
 if __name__ == "__main__":

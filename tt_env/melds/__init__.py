@@ -92,6 +92,7 @@ __all__ = [
     "draw_penalties",
     "is_meld",
     "lay_off",
+    "min_penalties",
     "min_penalty",
     "solve",
 ]
@@ -109,9 +110,55 @@ def min_penalty(
 ) -> int:
     """The fewest penalty points the hand (53 counts, :func:`~tt_env.cards.to_counts`) can keep.
 
-    Exact; cached on (counts, wild_rank, rules, joker_penalty) with a bounded cache.
+    Exact. The compiled kernel answers directly (caching would cost more than it saves); the
+    Python solver's answers are cached on (counts, wild_rank, rules, joker_penalty) with a
+    bounded cache.
     """
-    return _cached_min(_check_counts(counts), _config(rules, wild_rank, joker_penalty))
+    key = _check_counts(counts)
+    cfg = _config(rules, wild_rank, joker_penalty)
+    kernel = cfg.kernel
+    if kernel is False:
+        kernel = cfg.kernel = kernel_for(cfg)
+    if kernel is not None:
+        value = kernel.evaluate.call(
+            key,
+            kernel.w,
+            kernel.par,
+            kernel.TT,
+            kernel.mkeys,
+            kernel.mv,
+            kernel.mdw,
+            kernel.ws,
+            kernel.wr,
+            0,
+        )
+        if value >= 0:
+            return value
+    return _cached_min(key, cfg)
+
+
+def min_penalties(
+    hands, wild_rank: int, rules: Rules = Rules(), joker_penalty: int | None = None
+) -> np.ndarray:
+    """:func:`min_penalty` of many hands at once: ``hands`` is an array of shape (n, 53) of
+    counts (:func:`~tt_env.cards.to_counts` per row); returns n values. Exact; one compiled
+    call for all of them (the Python solver answers any the kernel hands over). No cache."""
+    cfg = _config(rules, wild_rank, joker_penalty)
+    array = np.asarray(hands)
+    if array.ndim != 2 or array.shape[1] != NUM_KINDS:
+        raise ValueError(f"hands must be an array of shape (n, {NUM_KINDS}), got {array.shape}")
+    if array.size and (
+        not np.issubdtype(array.dtype, np.integer) or array.min() < 0 or array.max() > 255
+    ):
+        raise ValueError("hands must hold integer counts 0..255")
+    rows = np.ascontiguousarray(array, dtype=np.uint8)
+    if len(rows) and int(rows.sum(axis=1).max()) > MAX_HAND_CARDS:
+        raise ValueError(f"the solver takes hands of at most {MAX_HAND_CARDS} cards")
+    kernel = _kernel_of(cfg)
+    out = kernel.values(rows) if kernel is not None else np.full(len(rows), -1, np.int64)
+    for i in np.flatnonzero(out < 0):
+        out[i] = _cached_min(rows[i].tobytes(), cfg)
+    return out
 
 
 def _cached_min(counts: bytes, cfg: _Config) -> int:

@@ -41,6 +41,7 @@ HI_FIELDS = sum(0b110 << (3 * p) for p in range(13))  # 3-bit count fields holdi
 MAX_NODES = 20_000  # search nodes before the kernel gives up (-1) and Python decides
 MAX_OPTIONS = 64  # set options of one rank (every sub-multiset of its cards)
 MAX_WILDS = 90
+MAX_CARDS = 31  # the solver's largest hand (MAX_HAND_CARDS) and a draw; beyond: -3
 INF = 30000  # "no such arrangement" in the int16 tables (a drop from an empty suit)
 
 # par: the per-configuration parameters, one int64 array.
@@ -406,6 +407,7 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
     nat_md = -1
     maxpos = 0
     multi = False
+    cards = W
     for s in range(4):
         c = np.int64(0)
         m = 0
@@ -419,6 +421,7 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
                 c |= np.int64(k) << (3 * p)
                 m |= 1 << p
                 all_nat += k * par[p]
+                cards += k
                 if par[p] > nat_md:
                     nat_md = par[p]
                 npos += 1
@@ -430,6 +433,8 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
         masks[s] = m
         if npos > maxpos:
             maxpos = npos
+    if cards > MAX_CARDS:
+        return -3  # refused (the Python side says why)
     V = wr[0]  # (8, NB): rows 0..3, the suits as they are; 4..7, at a leaf of the search
     MDr = wr[1]
     DWr = wr[2]
@@ -1297,3 +1302,10 @@ def draws_at_once(base, xs, nx, dropping, w, par, TT, mkeys, mv, mdw, res):
         else:
             res[x] = limit + J * par[52] + M * par[w]
     return 0
+
+
+@njit(cache=True)
+def evaluate_many(hands, w, par, TT, mkeys, mv, mdw, ws, wr, out):
+    """:func:`evaluate` (points only) of every row of ``hands`` (n, 53) into ``out``."""
+    for i in range(hands.shape[0]):
+        out[i] = evaluate(hands[i], w, par, TT, mkeys, mv, mdw, ws, wr, 0)

@@ -100,6 +100,7 @@ class Kernel:
         "out53",
         "runs",
         "wr",
+        "many",
         "draws",
         "dv53",
     )
@@ -131,6 +132,7 @@ class Kernel:
         self.discards = _Entry(jit.discard_values)
         self.suit_runs = _Entry(jit.suit_runs)
         self.draws = _Entry(jit.after_draw_values)
+        self.many = _Entry(jit.evaluate_many)
         self.out53 = np.empty(53, np.int64)
         self.dv53 = np.empty(53, np.int64)
         self.runs = np.empty(3 * 16, np.int64)
@@ -164,6 +166,14 @@ class Kernel:
             self.out53,
         )
         return self.out53, value
+
+    def values(self, hands: np.ndarray) -> np.ndarray:
+        """:meth:`value` of every row of ``hands`` ((n, 53) uint8), -1 where not certified."""
+        out = np.empty(len(hands), np.int64)
+        self.many(
+            hands, self.w, self.par, self.TT, self.mkeys, self.mv, self.mdw, self.ws, self.wr, out
+        )
+        return out
 
     def after_draw(self, counts: bytes, weights: np.ndarray) -> int:
         """See ``_jit.after_draw_values``: the values after each draw are left in ``out53``,
