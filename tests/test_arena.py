@@ -418,3 +418,28 @@ def test_cli_end_to_end_subprocess(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "greedy" in done.stdout
     assert (tmp_path / "a.csv").exists() and (tmp_path / "a.png").exists()
+
+
+def test_versus_table_is_the_score_less_the_rest_of_the_table():
+    result = run_tournament(
+        ["greedy", "counting", "counting", "random"],
+        Rules(num_players=4),
+        games=3,
+        seed=4,
+        episode="round",
+    )
+    for label in result.labels:
+        a = result.labels.index(label)
+        per_deal = {}
+        for r in result.results:
+            mine = r.scores[r.seats.index(a)]
+            rest = [x for s, x in zip(r.seats, r.scores) if s != a]
+            per_deal.setdefault(r.deal, []).append(mine - np.mean(rest))
+        expected = np.mean([np.mean(v) for v in per_deal.values()])
+        assert result.versus_table(label).mean == pytest.approx(expected)
+    assert "rest of the table" in result.table()
+    two = run_tournament(["greedy", "counting"], Rules(), games=3, seed=4, episode="round")
+    assert two.versus_table("greedy").mean == pytest.approx(
+        two.pair("greedy", "counting").diff.mean
+    )
+    assert "rest of the table" not in two.table()

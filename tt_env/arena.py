@@ -565,6 +565,21 @@ class TournamentResult:
         """Agents from the lowest (best) mean score to the highest."""
         return sorted(self.agents, key=lambda s: (s.score.mean, s.label))
 
+    def versus_table(self, label: str) -> Estimate:
+        """``label``'s score less the mean of the other seats' scores, per game, averaged over
+        each deal's games, with its 95% interval over deals (negative: it scores less than its
+        table). With two seats this is the pairwise difference."""
+        a = self.labels.index(label)
+        per_deal: dict[int, list[float]] = {}
+        for r in self.results:
+            if a in r.seats:
+                mine = r.scores[r.seats.index(a)]
+                others = [x for s, x in zip(r.seats, r.scores) if s != a]
+                if not others:  # the same agent in every seat
+                    continue
+                per_deal.setdefault(r.deal, []).append(mine - float(np.mean(others)))
+        return mean_ci([float(np.mean(per_deal[d])) for d in sorted(per_deal)])
+
     def pair(self, a: str, b: str) -> PairStats:
         """The pairwise statistics of ``a`` against ``b`` (labels)."""
         for p in self.pairwise:
@@ -681,7 +696,19 @@ class TournamentResult:
         if self.pairwise:
             lines += ["", _PAIR_TITLE + ":"]
             lines += _grid([[""] + [s.label for s in self.leaderboard]] + self._pair_rows())
+        lines += self._table_lines()
         return "\n".join(lines)
+
+    def _table_lines(self) -> list[str]:
+        """With more than two seats: each agent's score less the mean of the rest of its table
+        (the duplicate comparison of one agent against a whole table)."""
+        if self.seats <= 2:
+            return []
+        lines = ["", _TABLE_TITLE + ":"]
+        width = max(len(s.label) for s in self.leaderboard)
+        for s in self.leaderboard:
+            lines.append(f"  {s.label:<{width}}  {self.versus_table(s.label).format(1)}")
+        return lines
 
     def rating_note(self) -> str:
         """A sentence when the ratings order the agents otherwise than the leaderboard (which
@@ -753,6 +780,8 @@ class TournamentResult:
             for row in self._pair_rows():
                 pairs.add_row(*row)
             console.print(pairs)
+        for line in self._table_lines():
+            console.print(line)
 
     def plot(self, path: str | os.PathLike) -> None:
         """A PNG of each agent's mean score per game and win rate, with 95% intervals."""
@@ -839,6 +868,10 @@ _LEGEND = (
 )
 _PAIR_TITLE = (
     "mean score difference, row minus column, paired by deal (negative: row better), 95% interval"
+)
+_TABLE_TITLE = (
+    "score less the mean of the rest of the table, per game, paired by deal (negative: better "
+    "than its table), 95% interval"
 )
 
 

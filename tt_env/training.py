@@ -1248,6 +1248,7 @@ class Trainer:
         self.files.save_state(self._state)
 
     def evaluate(self, model) -> dict[str, Any]:
+        from .agents import spec_label
         from .arena import run_tournament
 
         steps = self._evaluated_at = model.num_timesteps
@@ -1255,16 +1256,19 @@ class Trainer:
         out = {}
         for spec in self.eval_specs:
             t0 = time.perf_counter()
+            # The learner against the opponent in every other seat (one table: with more
+            # than two players, e.g. the learner against three counting players).
+            n = self.rules.num_players
             result = run_tournament(
-                [str(path), spec],
+                [str(path)] + [spec] * (n - 1),
                 self.rules,
                 games=self.config.eval_games,
                 seed=self.config.eval_seed,
                 workers=self._workers(),
                 episode=self.config.eval_episode,
             )
-            me, other = result.labels
-            pair = result.pair(me, other).diff
+            me, other = result.labels[0], spec_label(spec)
+            pair = result.versus_table(me)
             stats = {s.label: s for s in result.agents}
             row = {
                 "timesteps": steps,
