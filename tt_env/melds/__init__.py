@@ -211,22 +211,25 @@ def discard_penalties(
     """
     cfg = _config(rules, wild_rank, joker_penalty)
     counts = _check_counts(counts)
-    key = (counts, cfg)
-    found = _DISCARD_CACHE.get(key)
-    if found is None:
-        _check_size(counts)
-    if found is None and _kernel_of(cfg) is not None:
-        values, _ = cfg.kernel.discard_values(counts)
+    kernel = _kernel_of(cfg)
+    if kernel is not None:  # the compiled kernel: no cache in front of it
+        values, value = kernel.discard_values(_check_size(counts))
+        listed = values.tolist()
+        if value >= 0 and not kernel.ws[kernel.jit.W_UNSURE]:
+            return {k: v for k, v in enumerate(listed) if v >= 0}
         found = {}
-        for k in range(NUM_KINDS):
-            v = int(values[k])
+        for k, v in enumerate(listed):
             if v == -1:  # not certified by the kernel: the Python solver decides
                 less = bytearray(counts)
                 less[k] -= 1
                 v = _cached_min(bytes(less), cfg)
             if v >= 0:
                 found[k] = v
-        _DISCARD_CACHE[key] = found
+        return found
+    key = (counts, cfg)
+    found = _DISCARD_CACHE.get(key)
+    if found is None:
+        _check_size(counts)
     if found is None:
         arrangement = _solve_counts(cfg, counts)
         value = arrangement.points
@@ -299,7 +302,7 @@ def _discard_array(cfg: _Config, counts: bytes):
     kernel = _kernel_of(cfg)
     if kernel is not None:
         dv, value = kernel.discard_values(counts)
-        if value >= 0 and not (dv == -1).any():
+        if value >= 0 and not kernel.ws[kernel.jit.W_UNSURE]:
             return dv, value
     dv = np.full(NUM_KINDS, -2, np.int64)
     for k, v in discard_penalties(counts, cfg.wild_rank, cfg.rules, _jp(cfg)).items():

@@ -53,6 +53,7 @@ PAR_SIZE = 55  # par[0..52]: the penalty of each card kind (the joker's at 52)
 W_MD = 0  # the costliest deadwood card's penalty (lexicographic modes)
 W_NSETS = 1  # plan: sets chosen
 W_D = 2  # plan: wilds the chosen sets and runs need
+W_UNSURE = 3  # discard_values: entries the kernel could not certify
 W_SETS = 8  # plan: (rank position, takes per suit in 3-bit fields) per set, 13 at most
 W_SUITS = 40  # plan: (code left, budget) per suit
 W_DEAD = 56  # deadwood: 53 counts
@@ -741,14 +742,16 @@ def discard_values(counts, w, par, TT, mkeys, mv, mdw, ws, wr, out):
     kind held (-2 for kinds not held, -1 where the kernel cannot certify it). A card that is
     deadwood in a best arrangement needs no search: dropping it saves exactly its penalty
     (no arrangement without it does better, since adding it back as deadwood costs only
-    that). Returns the hand's own value (or -1)."""
+    that). Returns the hand's own value (or -1); ``ws[W_UNSURE]``: how many entries are -1."""
     value = evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, 2)
     for k in range(53):
         out[k] = -2
+    ws[W_UNSURE] = 0
     if value < 0:
         for k in range(53):
             if counts[k]:
                 out[k] = -1
+                ws[W_UNSURE] += 1
         return value
     less = ws[W_SCRATCH + 7000 : W_SCRATCH + 7053]
     for k in range(53):
@@ -765,6 +768,8 @@ def discard_values(counts, w, par, TT, mkeys, mv, mdw, ws, wr, out):
             hand[k] -= 1
             out[k] = evaluate(hand, w, par, TT, mkeys, mv, mdw, ws, wr, 0)
             hand[k] += 1
+            if out[k] < 0:
+                ws[W_UNSURE] += 1
     return value
 
 
