@@ -80,7 +80,7 @@ from ._layoff import lay_off
 from ._masks import _NATURAL_KINDS
 from ._meld import is_meld
 from ._search import _search
-from ._types import Arrangement, LayOff, MeldShape
+from ._types import Arrangement, LayOff, MeldShape, _shape
 
 __all__ = [
     "MAX_HAND_CARDS",
@@ -336,9 +336,9 @@ def _kernel_of(cfg: _Config):
 def _solve_counts(cfg: _Config, counts: bytes) -> Arrangement:
     kernel = _kernel_of(cfg)
     if kernel is not None:
-        value = kernel.plan(counts)
+        nm, nd, value = kernel.arrange(counts)
         if value >= 0:
-            return _kernel_arrangement(cfg, kernel, counts, value)
+            return _compiled_arrangement(kernel, nm, nd, value)
     mask, J, M = _hand(counts, cfg)
     found = _fast(cfg, mask, J, M, plan=True)
     if found is None:
@@ -352,6 +352,20 @@ def _solve_counts(cfg: _Config, counts: bytes) -> Arrangement:
 # (natural cards, lo, hi, rank), run groups (natural places, lo, hi, suit); the leftover mask
 # holds the natural cards in no meld (wild-rank ones among them join the pool); the leaf is
 # (jokers, pooled wild-rank cards, wilds needed, wilds taken at most) for Config.leaf_plan.
+
+
+_KINDS = ("set", "run", "wild")
+
+
+def _compiled_arrangement(kernel, nm: int, nd: int, value: int) -> Arrangement:
+    """The arrangement the kernel spelled out (see ``_jit.arrange``) as Python objects."""
+    cards = kernel.cards.tolist()
+    melds, shapes = [], []
+    for kind, rank, suit, low, high, wilds, start, size in kernel.meta[:nm].tolist():
+        melds.append([ALL_CARDS[c] for c in cards[start : start + size]])
+        shapes.append(_shape(_KINDS[kind], rank, suit, low, high, wilds, size))
+    deadwood = [ALL_CARDS[c] for c in kernel.dead[:nd].tolist()]
+    return Arrangement(melds, shapes, deadwood, value)
 
 
 def _kernel_arrangement(cfg: _Config, kernel, counts: bytes, value: int) -> Arrangement:

@@ -774,29 +774,36 @@ def discard_values(counts, w, par, TT, mkeys, mv, mdw, ws, wr, out):
 
 
 @njit(cache=True)
+def _row_at(code, d, par, TT, mkeys, mv, mdw, cv, cmd, cdw):
+    """(points, costliest deadwood) of one suit's row at budget ``d``: read from the table
+    when the suit holds one copy of each card, else through the memo."""
+    if code & HI_FIELDS == 0:
+        m = _mask_of(code)
+        return np.int64(TT[0, m, d]), np.int64(TT[1, m, d])
+    suit_row(code, par, TT, mkeys, mv, mdw, cv, cmd, cdw)
+    return cv[d], cmd[d]
+
+
+@njit(cache=True)
 def suit_runs(code, d, par, TT, mkeys, mv, mdw, out):
     """The runs of one suit's best arrangement at budget ``d`` (as :func:`evaluate` chose it):
     ``out[3r:3r+3] = (natural positions as bits 0..13 for positions 1..14, wilds needed,
     naturals)``; returns the number of runs."""
     top = par[P_TOP]
-    V = np.empty(NB, np.int64)
-    MDv = np.empty(NB, np.int64)
-    DWv = np.empty(NB, np.int64)
     cv = np.empty(NB, np.int64)
     cmd = np.empty(NB, np.int64)
     cdw = np.empty(NB, np.int64)
     nruns = 0
     d = min(d, NB - 1)
     while code:
-        suit_row(code, par, TT, mkeys, mv, mdw, V, MDv, DWv)
-        tv, tmd = V[d], MDv[d]
+        tv, tmd = _row_at(code, d, par, TT, mkeys, mv, mdw, cv, cmd, cdw)
         i = 0
         while not (code >> (3 * i)) & 7:
             i += 1
         c0 = (code >> (3 * i)) & 7
         rest = code - (1 << (3 * i))
-        suit_row(rest, par, TT, mkeys, mv, mdw, cv, cmd, cdw)
-        if par[i] + cv[d] == tv and max(par[i], cmd[d]) == tmd:
+        rv, rmd = _row_at(rest, d, par, TT, mkeys, mv, mdw, cv, cmd, cdw)
+        if par[i] + rv == tv and max(par[i], rmd) == tmd:
             code = rest  # the lowest card is deadwood
             continue
         above = 0
@@ -819,8 +826,8 @@ def suit_runs(code, d, par, TT, mkeys, mv, mdw, out):
                     while x:
                         nxt -= np.int64(1) << (3 * (_tz(x) + i + 1))
                         x &= x - 1
-                    suit_row(nxt, par, TT, mkeys, mv, mdw, cv, cmd, cdw)
-                    if cv[d - lo] == tv and cmd[d - lo] == tmd:
+                    nv, nmd = _row_at(nxt, d - lo, par, TT, mkeys, mv, mdw, cv, cmd, cdw)
+                    if nv == tv and nmd == tmd:
                         places = sub << (i + 1)
                         if h == 0:
                             places |= 1 << i
@@ -1314,3 +1321,174 @@ def evaluate_many(hands, w, par, TT, mkeys, mv, mdw, ws, wr, out):
     """:func:`evaluate` (points only) of every row of ``hands`` (n, 53) into ``out``."""
     for i in range(hands.shape[0]):
         out[i] = evaluate(hands[i], w, par, TT, mkeys, mv, mdw, ws, wr, 0)
+
+
+# ---------------------------------------------------------------------------- the arrangement
+# meta rows: (kind, rank, suit, low, high, wilds, start, size); kind 0 set, 1 run, 2 wild-only
+M_KIND, M_RANK, M_SUIT, M_LOW, M_HIGH, M_WILDS, M_START, M_SIZE = range(8)
+
+
+@njit(cache=True)
+def arrange(counts, w, par, TT, mkeys, mv, mdw, ws, wr, cards, meta, dead, runs):
+    """The best arrangement of ``counts`` spelled out: the melds' cards in ``cards`` (a run in
+    position order), one ``meta`` row per meld, the deadwood in ``dead``. Returns
+    ``(melds, deadwood cards, points)``; points -1 when the kernel cannot certify the hand.
+
+    The plan is :func:`evaluate`'s (mode 2): its sets, each suit's runs (walked back from the
+    suit's table at the budget the plan gave it) and its deadwood. With a natural meld every
+    wild card joins one: first the wilds each meld needs (a set to 3 cards, a run's gaps and
+    length), then the spare ones to the first set, else to the runs while they have room (the
+    kernel checked they have). Without one, the wild cards meld alone when they can (a set of
+    the wild rank, or jokers only with ``all_wild_melds``) or are deadwood."""
+    value = evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, 2)
+    if value < 0:
+        return 0, 0, -1
+    top = par[P_TOP]
+    J = np.int64(counts[52])
+    M = np.int64(counts[w]) + counts[13 + w] + counts[26 + w] + counts[39 + w]
+    W = J + M
+    wilds = np.empty(W, np.int64)  # jokers first, then the wild-rank cards
+    i = 0
+    for _ in range(J):
+        wilds[i] = 52
+        i += 1
+    for s in range(4):
+        for _ in range(counts[s * 13 + w]):
+            wilds[i] = s * 13 + w
+            i += 1
+    nd = 0
+    for k in range(52):
+        if k % 13 != w:  # the natural deadwood (the wild cards are dealt with below)
+            for _ in range(ws[W_DEAD + k]):
+                dead[nd] = k
+                nd += 1
+    all_nat = 0
+    for k in range(52):
+        if k % 13 != w:
+            all_nat += counts[k] * par[k]
+    nm = 0
+    pos = 0
+    if value >= all_nat:
+        # no natural meld: the wild cards alone
+        if W and ((M >= 1 and W >= 3) or (par[P_ALL_WILD] and J >= 3 and M == 0)):
+            for j in range(W):
+                cards[pos + j] = wilds[j]
+            meta[0, M_KIND] = 0 if M >= 1 else 2
+            meta[0, M_RANK] = w + 1 if M >= 1 else 0
+            meta[0, M_SUIT] = -1
+            meta[0, M_LOW] = 0
+            meta[0, M_HIGH] = 0
+            meta[0, M_WILDS] = J
+            meta[0, M_START] = 0
+            meta[0, M_SIZE] = W
+            return 1, nd, value
+        for j in range(W):
+            dead[nd] = wilds[j]
+            nd += 1
+        return 0, nd, value
+    # the sets
+    used = 0  # wild cards handed out
+    nsets = ws[W_NSETS]
+    for i in range(nsets):
+        p = ws[W_SETS + 2 * i]
+        take = ws[W_SETS + 2 * i + 1]
+        start = pos
+        for s in range(4):
+            for _ in range((take >> (3 * s)) & 7):
+                cards[pos] = s * 13 + p
+                pos += 1
+        need = max(0, 3 - (pos - start))
+        for _ in range(need):
+            cards[pos] = wilds[used]
+            pos += 1
+            used += 1
+        meta[nm, M_KIND] = 0
+        meta[nm, M_RANK] = p + 1
+        meta[nm, M_SUIT] = -1
+        meta[nm, M_LOW] = 0
+        meta[nm, M_HIGH] = 0
+        meta[nm, M_WILDS] = need
+        meta[nm, M_START] = start
+        meta[nm, M_SIZE] = pos - start
+        nm += 1
+    # the runs of each suit, and the wilds they need
+    nr = 0
+    for s in range(4):
+        code = ws[W_SUITS + 2 * s]
+        budget = ws[W_SUITS + 2 * s + 1]
+        if code == 0:
+            continue
+        n = suit_runs(code, budget, par, TT, mkeys, mv, mdw, runs[nr * 3 :])
+        for r in range(n):
+            runs[(nr + r) * 3 + 2] = runs[(nr + r) * 3 + 2] * 4 + s  # naturals and suit
+        nr += n
+    need_total = 0
+    for r in range(nr):
+        need_total += runs[r * 3 + 1]
+    spare = W - used - need_total
+    if nsets and spare > 0:  # the spare wilds to the first set
+        start = meta[0, M_START]
+        size = meta[0, M_SIZE]
+        # shift the cards after the first set to make room
+        for j in range(pos - 1, start + size - 1, -1):
+            cards[j + spare] = cards[j]
+        for i in range(1, nm):
+            meta[i, M_START] += spare
+        for j in range(spare):
+            cards[start + size + j] = wilds[used]
+            used += 1
+        pos += spare
+        meta[0, M_SIZE] = size + spare
+        meta[0, M_WILDS] += spare
+        spare = 0
+    for r in range(nr):
+        places = runs[r * 3]
+        lo = runs[r * 3 + 1]
+        s = runs[r * 3 + 2] % 4
+        nat = runs[r * 3 + 2] // 4
+        more = 0
+        if spare > 0:
+            more = min(spare, top - (nat + lo))
+            spare -= more
+        k = lo + more  # wilds in this run
+        length = nat + k
+        low = 0
+        high = 0
+        for q in range(14):
+            if (places >> q) & 1:
+                if low == 0:
+                    low = q + 1
+                high = q + 1
+        if high - low + 1 < length:
+            high = min(top, low + length - 1)
+        low = high - length + 1
+        start = pos
+        j = 0
+        nwild = 0
+        for q in range(low, high + 1):
+            if (places >> (q - 1)) & 1:
+                cards[pos] = s * 13 + (0 if q == 14 else q - 1)
+            else:
+                c = wilds[used + j]
+                cards[pos] = c
+                j += 1
+                # a wild-rank card of this suit in its own place is natural there
+                natural = (
+                    c != 52 and c // 13 == s and (c % 13 + 1 == q or (c % 13 == 0 and q == 14))
+                )
+                if not natural:
+                    nwild += 1
+            pos += 1
+        used += k
+        meta[nm, M_KIND] = 1
+        meta[nm, M_RANK] = 0
+        meta[nm, M_SUIT] = s
+        meta[nm, M_LOW] = low
+        meta[nm, M_HIGH] = high
+        meta[nm, M_WILDS] = nwild
+        meta[nm, M_START] = start
+        meta[nm, M_SIZE] = length
+        nm += 1
+    if used != W or spare:
+        return 0, 0, -1  # unreachable: the kernel checked that every wild finds a place
+    return nm, nd, value

@@ -101,6 +101,11 @@ class Kernel:
         "runs",
         "wr",
         "many",
+        "arranger",
+        "cards",
+        "meta",
+        "dead",
+        "runbuf",
         "draws",
         "dv53",
     )
@@ -133,6 +138,11 @@ class Kernel:
         self.suit_runs = _Entry(jit.suit_runs)
         self.draws = _Entry(jit.after_draw_values)
         self.many = _Entry(jit.evaluate_many)
+        self.arranger = _Entry(jit.arrange)
+        self.cards = np.zeros(64, np.int64)
+        self.meta = np.zeros((32, 8), np.int64)
+        self.dead = np.zeros(64, np.int64)
+        self.runbuf = np.zeros(256, np.int64)
         self.out53 = np.empty(53, np.int64)
         self.dv53 = np.empty(53, np.int64)
         self.runs = np.empty(3 * 16, np.int64)
@@ -166,6 +176,25 @@ class Kernel:
             self.out53,
         )
         return self.out53, value
+
+    def arrange(self, counts: bytes) -> tuple[int, int, int]:
+        """See ``_jit.arrange``: (melds, deadwood cards, points) with the cards in ``cards``,
+        ``meta`` and ``dead`` (buffers reused by the next call)."""
+        return self.arranger(
+            counts,
+            self.w,
+            self.par,
+            self.TT,
+            self.mkeys,
+            self.mv,
+            self.mdw,
+            self.ws,
+            self.wr,
+            self.cards,
+            self.meta,
+            self.dead,
+            self.runbuf,
+        )
 
     def values(self, hands: np.ndarray) -> np.ndarray:
         """:meth:`value` of every row of ``hands`` ((n, 53) uint8), -1 where not certified."""
