@@ -1,7 +1,9 @@
 """Which discards let a player go out: the solver's answer, with a fast exact pre-check.
 
 After a draw the engine must offer "go out" for exactly the discards that leave a hand with no
-deadwood (RULES.md, "A turn"). Asking the solver about every possible discard costs a dozen
+deadwood (RULES.md, "A turn"). Where the solver's compiled kernel serves the rules it values
+every discard in one call and answers directly; otherwise (a cap on wilds per meld, no numba)
+the following applies. Asking the solver about every possible discard costs a dozen
 solves per turn, and in most hands no discard works. So cheap *necessary* conditions, computed
 with bit masks over the hand, rule out the hopeless discards first; the solver
 (:func:`tt_env.melds.min_penalty`) decides every discard that passes them. The result is exact:
@@ -51,8 +53,10 @@ twice or more (several decks) added in when there are any.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .cards import JOKER, NUM_RANKS, NUM_SUITS
-from .melds import _check_counts, min_penalty
+from .melds import _check_counts, _check_size, _config, _kernel_of, min_penalty
 from .melds._cache import BoundedCache
 from .rules import Rules
 
@@ -98,6 +102,13 @@ def go_out_discards(counts, wild_rank: int, rules: Rules) -> tuple[int, ...]:
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is rules:
         return hit[1]
+    kernel = _kernel_of(_config(rules, wild_rank, None))
+    if kernel is not None:  # the compiled kernel values every discard at once, exactly
+        values, value = kernel.discard_values(_check_size(hand))
+        if value >= 0 and not kernel.ws[kernel.jit.W_UNSURE]:
+            result = tuple(np.flatnonzero(values == 0).tolist())
+            _CACHE[key] = (rules, result)
+            return result
     candidates = _candidates(hand, wild_rank, rules)
     result = _solve_each(hand, candidates, wild_rank, rules) if candidates else ()
     _CACHE[key] = (rules, result)
