@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import copy
+import pickle
 import random
 from pathlib import Path
 
@@ -301,3 +303,19 @@ def test_search_agent_plays_the_rule_when_the_kernel_does_not_serve_the_rules():
         a = search.act(obs["observation"], obs["action_mask"])
         assert a == counting.act(obs["observation"], obs["action_mask"])
         env.step(a)
+
+
+@pytest.mark.parametrize("spec", ["counting", "greedy", "search(samples=4)", "random"])
+def test_agents_copy_and_pickle_after_acting(spec):
+    # The duplicate-deal baseline copies the opponents; compiled entry points are rebuilt.
+    env = three_thirteen_v0.raw_env()
+    env.reset(seed=1)
+    obs = env.observe(env.agent_selection)
+    agent = make_agent(spec, 2, Rules(), seed=3)
+    agent.act(obs["observation"], obs["action_mask"])
+    for twin in (copy.deepcopy(agent), pickle.loads(pickle.dumps(agent))):
+        assert (
+            twin.act(obs["observation"], obs["action_mask"])
+            == agent.act(obs["observation"], obs["action_mask"])
+            or spec == "random"
+        )

@@ -182,6 +182,13 @@ class CardFeatures:
         self._compiled = False  # built on first use
 
     # ------------------------------------------------------------------ the record
+
+    def __getstate__(self) -> dict:
+        # The compiled code's entry points do not pickle or copy: rebuilt on first use.
+        state = self.__dict__.copy()
+        state["_compiled"] = False
+        return state
+
     def spec(self) -> dict[str, Any]:
         """What a model file records to rebuild this transform (:meth:`from_spec`)."""
         return {

@@ -61,6 +61,12 @@ class CountingAgent(BaseAgent):
         self.valuation = valuation_for(self.rules)
         self._compiled = None  # the rule's compiled twin, built on first use
 
+    def __getstate__(self) -> dict:
+        # The compiled code's entry points do not pickle or copy: rebuilt on first use.
+        state = self.__dict__.copy()
+        state["_compiled"] = None
+        return state
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         mask = np.asarray(action_mask)
         legal_actions(mask)

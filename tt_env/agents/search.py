@@ -102,6 +102,13 @@ class SearchAgent(BaseAgent):
         self.switched = 0  # decisions where the search overruled the expected values
         self.deals = 0  # deals played
 
+    def __getstate__(self) -> dict:
+        # The compiled code's entry points do not pickle or copy: rebuilt on first use.
+        state = self.__dict__.copy()
+        state["_compiled"] = None
+        state["_jit"] = None
+        return state
+
     # -------------------------------------------------------------- acting
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         mask = np.asarray(action_mask)
