@@ -334,3 +334,36 @@ def test_duplicate_deal_baseline_pays_the_difference_to_the_baseline():
         assert all(r == 0 for r in paid) == zero
     with pytest.raises(ValueError, match="episode='round'"):
         TrainingEnv(Rules(), {"counting": 1.0}, episode="game", baseline="counting")
+
+
+def test_duplicate_deal_run_saves_resumes_and_plays(tmp_path):
+    # The learning method of the shipped models: duplicate deals against counting, here with
+    # three players (the evaluation seats the learner against two counting players).
+    config = tiny_config(
+        tmp_path,
+        players=3,
+        total_timesteps=1024,
+        baseline="counting",
+        opponents="counting=1",
+        bc_opponents="counting=1",
+        bc_teacher="counting",
+        eval_every=1024,
+        eval_games=1,
+        eval_opponents="counting",
+    )
+    first = train(config, command="dup")
+    root = first.parent
+    rows = (root / "evaluations.csv").read_text().splitlines()[1:]
+    assert [r.split(",")[0] for r in rows] == ["0", "1024"]
+    assert main(["--resume", str(root), "--total-timesteps", "1536", "--no-progress-bar"]) == 0
+    assert load_model(root / "model.npz").metadata["training"]["timesteps"] == 1536
+    assert load_model(root / "model.npz").metadata["training"]["config"]["baseline"] == "counting"
+    agent = make_agent(str(root / "model.npz"), 3)
+    result = run_tournament(
+        [str(root / "model.npz"), "counting", "counting"],
+        Rules(num_players=3),
+        games=1,
+        seed=2,
+        episode="round",
+    )
+    assert len(result.results) == 3 and agent.num_players == 3
