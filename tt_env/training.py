@@ -1109,12 +1109,15 @@ def _make_callback(trainer: Trainer):
         def __init__(self) -> None:
             super().__init__()
             self.episodes: dict[str, list[float]] = defaultdict(list)
+            self.advantages: dict[str, list[float]] = defaultdict(list)
 
         def _on_step(self) -> bool:
             for info in self.locals.get("infos", []):
                 ep = info.get("tt_episode")
                 if ep is not None:
                     self.episodes[ep["opponents"]].append(ep["reward"])
+                    if "baseline" in ep:  # duplicate deals: the reward less the baseline's
+                        self.advantages[ep["opponents"]].append(ep["reward"] - ep["baseline"])
             return True
 
         def _on_rollout_start(self) -> None:
@@ -1129,18 +1132,26 @@ def _make_callback(trainer: Trainer):
                 if not rewards:
                     continue
                 mean = float(np.mean(rewards))
-                trainer.files.append_csv(
-                    "progress.csv",
-                    {
-                        "timesteps": steps,
-                        "wall_time": round(wall, 1),
-                        "opponents": name,
-                        "episodes": len(rewards),
-                        "mean_reward": round(mean, 4),
-                    },
-                )
+                row = {
+                    "timesteps": steps,
+                    "wall_time": round(wall, 1),
+                    "opponents": name,
+                    "episodes": len(rewards),
+                    "mean_reward": round(mean, 4),
+                }
+                if trainer.config.baseline:
+                    gained = (
+                        [a for v in self.advantages.values() for a in v]
+                        if name == "all"
+                        else self.advantages.get(name, [])
+                    )
+                    row["mean_vs_baseline"] = round(float(np.mean(gained)), 4) if gained else ""
+                    if gained:
+                        self.logger.record(f"episode/vs_baseline_{name}", float(np.mean(gained)))
+                trainer.files.append_csv("progress.csv", row)
                 self.logger.record(f"episode/reward_vs_{name}", mean)
             self.episodes.clear()
+            self.advantages.clear()
 
     return TrainingCallback()
 
