@@ -1321,7 +1321,8 @@ class Trainer:
     def warm_start(self, model) -> None:
         c = self.config
         t0 = time.perf_counter()
-        workers = 1 if c.vec_env == "dummy" else max(1, min(os.cpu_count() or 1, c.n_envs))
+        # the teacher's games run in parallel processes (whatever the PPO environments use)
+        workers = max(1, min(os.cpu_count() or 1, c.n_envs))
         self.log(
             f"behaviour cloning: collecting {c.bc_samples:,} decisions of "
             f"{c.bc_teacher} on {workers} process(es)"
