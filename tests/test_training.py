@@ -146,6 +146,39 @@ def test_warm_start_alone_is_evaluated_once_and_kept(tmp_path):
         np.testing.assert_array_equal(out.weights[name], weight)
 
 
+def test_saved_teacher_data_refits_the_same_warm_start(tmp_path):
+    """A run keeps its teacher's decisions (bc_data.npz); a later run given them (bc_data)
+    fits them again without playing, to the same weights; data of another table is refused."""
+    first = train(tiny_config(tmp_path, total_timesteps=0), command="collect")
+    data = first.parent / "bc_data.npz"
+    with np.load(data) as f:
+        n = len(f["action"])
+        assert n >= 300 and f["x"].shape[0] == f["mask"].shape[0] == f["return"].shape[0] == n
+    second = train(
+        tiny_config(tmp_path, total_timesteps=0, run_name="again", bc_data=str(data)),
+        command="refit",
+    )
+    state = json.loads((second.parent / "state.json").read_text())
+    assert state["bc"]["samples"] == n
+    assert not (second.parent / "bc_data.npz").exists()
+    a, b = load_model(first.parent / "bc.npz"), load_model(second.parent / "bc.npz")
+    for name, weight in a.weights.items():
+        np.testing.assert_array_equal(b.weights[name], weight)
+    # Twice the same file: twice the decisions.
+    both = f"{data},{data}"
+    third = train(
+        tiny_config(tmp_path, total_timesteps=0, run_name="twice", bc_data=both), command="x"
+    )
+    assert json.loads((third.parent / "state.json").read_text())["bc"]["samples"] == 2 * n
+    with pytest.raises(ValueError, match="do not fit this run"):
+        train(
+            tiny_config(tmp_path, total_timesteps=0, run_name="3p", players=3, bc_data=str(data)),
+            command="x",
+        )
+    with pytest.raises(ValueError, match=r"bc_data.*no\.npz"):
+        train(tiny_config(tmp_path, run_name="none", bc_data=str(tmp_path / "no.npz")))
+
+
 def test_resume_continues_the_step_count(tmp_path):
     config = tiny_config(tmp_path, total_timesteps=1024)
     first = train(config, command="first")

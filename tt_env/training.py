@@ -16,6 +16,8 @@ file                  what
 ``checkpoints/``      stable-baselines3 checkpoints (``ckpt_<steps>.zip``), for ``--resume``
 ``league/``           snapshots of the learner (model files) that the self-play league plays
 ``bc.npz``            the behaviour-cloning warm start (when ``bc_teacher`` is set)
+``bc_data.npz``       the teacher's decisions it was fitted to (``bc_data`` of a later run
+                      fits them again, alone or with others, without playing them again)
 ``model.npz``         the final model (``best.npz``: the best evaluation against the first
                       evaluation opponent)
 ``learning_curve.png``  the plot of ``progress.csv`` and ``evaluations.csv`` (:func:`plot_run`)
@@ -169,6 +171,9 @@ class TrainConfig:
     """minibatch size of the warm-start fit"""
     bc_opponents: str = "counting=0.5,greedy=0.4,random=0.1"
     """opponent pool of the teacher's games"""
+    bc_data: str = ""
+    """teacher decisions saved by earlier runs (their bc_data.npz; several: comma-separated) to
+    fit instead of collecting new ones ("": collect bc_samples)"""
     checkpoint_every: int = 50_000
     """steps between checkpoints"""
     eval_every: int = 200_000
@@ -416,6 +421,9 @@ def check_run(config: TrainConfig, resume_dir: str | os.PathLike | None = None) 
     if config.bc_teacher.strip().lower() not in ("", "none"):
         pools.append(("bc_opponents", config.bc_opponents))
         named.append(("bc_teacher", config.bc_teacher.strip()))
+        for path in _data_paths(config.bc_data):
+            if not path.is_file():
+                raise ValueError(f"setting bc_data: no such file: {path}")
     if config.baseline.strip():
         if config.episode != "round":
             raise ValueError("setting baseline: duplicate deals need episode = 'round'")
@@ -909,6 +917,45 @@ def _collect_worker(job: tuple[dict[str, Any], int, int]) -> dict[str, np.ndarra
     }
 
 
+_DATA_KEYS = ("x", "mask", "action", "return")
+
+
+def _data_paths(text: str) -> list[Path]:
+    return [Path(part.strip()) for part in text.split(",") if part.strip()]
+
+
+def save_teacher_data(path: Path, data: dict[str, np.ndarray]) -> None:
+    """Write teacher decisions (``bc_data.npz``) atomically, for ``bc_data`` of later runs."""
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(tmp, **data)
+    os.replace(tmp, path)
+
+
+def load_teacher_data(text: str, width: int, actions: int) -> dict[str, np.ndarray]:
+    """The teacher decisions of the ``bc_data`` files, concatenated; a file that is not one, or
+    whose observations or actions do not fit this run, raises :class:`ValueError` naming it."""
+    parts = []
+    for path in _data_paths(text):
+        try:
+            with np.load(path, allow_pickle=False) as f:
+                part = {k: f[k] for k in _DATA_KEYS}
+        except (OSError, ValueError, KeyError, EOFError) as exc:
+            raise ValueError(f"bc_data {path}: not a teacher-data file ({exc})") from None
+        n = len(part["action"])
+        if (
+            part["x"].shape != (n, width)
+            or part["mask"].shape != (n, actions)
+            or part["return"].shape != (n,)
+        ):
+            raise ValueError(
+                f"bc_data {path}: its decisions do not fit this run (observations "
+                f"{part['x'].shape[1:]}, masks {part['mask'].shape[1:]}; this run: ({width},), "
+                f"({actions},)): other players, rules or features"
+            )
+        parts.append(part)
+    return {k: np.concatenate([p[k] for p in parts]) for k in _DATA_KEYS}
+
+
 def collect_teacher_data(config: TrainConfig, workers: int) -> dict[str, np.ndarray]:
     """``bc_samples`` decisions of ``bc_teacher`` (about), collected over ``workers`` processes."""
     per = math.ceil(config.bc_samples / workers)
@@ -1321,16 +1368,25 @@ class Trainer:
     def warm_start(self, model) -> None:
         c = self.config
         t0 = time.perf_counter()
-        # the teacher's games run in parallel processes (whatever the PPO environments use)
-        workers = max(1, min(os.cpu_count() or 1, c.n_envs))
-        self.log(
-            f"behaviour cloning: collecting {c.bc_samples:,} decisions of "
-            f"{c.bc_teacher} on {workers} process(es)"
-        )
-        data = collect_teacher_data(c, workers)
-        t1 = time.perf_counter()
-        self.log(f"collected {len(data['action']):,} decisions in {t1 - t0:.0f} s; fitting")
         net = model.policy.mlp_extractor.net
+        if c.bc_data.strip():
+            width = int(model.observation_space.shape[0])
+            data = load_teacher_data(c.bc_data, width, int(model.action_space.n))
+            self.log(f"behaviour cloning: {len(data['action']):,} decisions from {c.bc_data}")
+        else:
+            # the teacher's games run in parallel processes (whatever the PPO environments use)
+            workers = max(1, min(os.cpu_count() or 1, c.n_envs))
+            self.log(
+                f"behaviour cloning: collecting {c.bc_samples:,} decisions of "
+                f"{c.bc_teacher} on {workers} process(es)"
+            )
+            data = collect_teacher_data(c, workers)
+            save_teacher_data(self.files.root / "bc_data.npz", data)
+            t1 = time.perf_counter()
+            self.log(
+                f"collected {len(data['action']):,} decisions in {t1 - t0:.0f} s "
+                "(saved: bc_data.npz); fitting"
+            )
 
         def log(epoch: int, stats: dict[str, float]) -> None:
             self.log(
