@@ -322,6 +322,23 @@ def test_plot_of_a_run(tmp_path):
     assert out.exists() and out.read_bytes()[:4] == b"\x89PNG"
 
 
+def test_plot_of_a_duplicate_deal_run_draws_the_reward_less_the_baseline(tmp_path):
+    import matplotlib.pyplot as plt
+
+    root = tmp_path / "run"
+    root.mkdir()
+    (root / "progress.csv").write_text(
+        "timesteps,wall_time,opponents,episodes,mean_reward,mean_vs_baseline\n"
+        "100,1,all,5,-3,-0.5\n200,2,all,5,1,-0.25\n"
+    )
+    fig = learning_curve_figure(root)
+    labels = fig.axes[0].get_legend_handles_labels()[1]
+    assert labels == ["all", "all, less the baseline on the same deal"]
+    dots = [list(line.get_ydata()) for line in fig.axes[0].get_lines() if line.get_marker() == "o"]
+    assert dots == [[-3.0, 1.0], [-0.5, -0.25]]
+    plt.close(fig)
+
+
 @pytest.mark.parametrize("rollouts", [1, 3])
 def test_plot_shows_a_run_shorter_than_the_smoothing_window(tmp_path, rollouts):
     import matplotlib.pyplot as plt

@@ -1578,7 +1578,11 @@ def learning_curve_figure(run_dir: str | os.PathLike, smooth: int = 10):
     series: dict[str, list[tuple[int, float]]] = defaultdict(list)
     for row in progress:
         series[row["opponents"]].append((int(row["timesteps"]), float(row["mean_reward"])))
-    for name, points in sorted(series.items(), key=lambda kv: kv[0] != "all"):
+        if row.get("mean_vs_baseline"):  # duplicate deals: the same rounds played by the baseline
+            series[f"{row['opponents']}, less the baseline on the same deal"].append(
+                (int(row["timesteps"]), float(row["mean_vs_baseline"]))
+            )
+    for name, points in sorted(series.items(), key=lambda kv: (kv[0] != "all", kv[0])):
         points.sort()
         x = np.array([p[0] for p in points])
         y = np.array([p[1] for p in points])
