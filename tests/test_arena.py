@@ -374,16 +374,21 @@ def test_cli_main_in_process(tmp_path, capsys):
     assert "unknown agent" in capsys.readouterr().err
 
 
-def test_default_run_includes_the_shipped_model_when_it_fits_the_rules(capsys):
+def test_default_run_includes_the_shipped_models_that_fit_the_table(capsys):
     specs, notes = arena.default_agents(Rules())
-    assert specs == [*arena.DEFAULT_AGENTS, "ppo_2p_standard"] and notes == []
+    assert specs == [*arena.DEFAULT_AGENTS, "distilled_2p_standard"] and notes == []
+    specs, notes = arena.default_agents(Rules(num_players=4))
+    assert specs == [*arena.DEFAULT_AGENTS, "distilled_4p_standard"] and notes == []
+    assert arena.default_agents(Rules(num_players=3)) == (list(arena.DEFAULT_AGENTS), [])
     specs, notes = arena.default_agents(Rules(aces_high=True))
     assert specs == list(arena.DEFAULT_AGENTS)
-    assert len(notes) == 1 and "ppo_2p_standard left out" in notes[0] and "aces_high" in notes[0]
+    assert len(notes) == 1 and "distilled_2p_standard left out" in notes[0]
+    assert "aces_high" in notes[0]
     # The plain command: every agent, the model among them, plays one deal of one round.
     assert arena.main(["--games", "1", "--episode", "round", "--plain", "--workers", "1"]) == 0
     printed = capsys.readouterr().out
-    assert all(name in printed for name in ("random", "greedy", "counting", "ppo_2p_standard"))
+    names = ("random", "greedy", "counting", "search(samples=16)", "distilled_2p_standard")
+    assert all(name in printed for name in names)
     assert (
         arena.main(
             ["--games", "1", "--episode", "round", "--plain", "--workers", "1", "--aces-high"]
@@ -391,7 +396,7 @@ def test_default_run_includes_the_shipped_model_when_it_fits_the_rules(capsys):
         == 0
     )
     captured = capsys.readouterr()
-    assert "ppo_2p_standard" not in captured.out and "left out" in captured.err
+    assert "distilled_2p_standard" not in captured.out and "left out" in captured.err
 
 
 def test_cli_end_to_end_subprocess(tmp_path):

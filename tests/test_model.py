@@ -33,7 +33,12 @@ from tt_env.model import (
 from tt_env.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED = ROOT / "models" / "ppo_2p_standard.npz"
+SHIPPED = ROOT / "models" / "distilled_2p_standard.npz"
+SHIPPED_MODELS = [
+    ("distilled_2p_standard", 2),
+    ("distilled_4p_standard", 4),
+    ("ppo_2p_standard", 2),
+]
 
 
 def tiny_model(path: Path, rules: Rules, lookahead: bool = False, seed: int = 0) -> Path:
@@ -216,29 +221,34 @@ def test_sampling_agent_is_reproducible(tmp_path):
 
 
 # ---------------------------------------------------------------------------------- shipped
-def test_the_shipped_model_loads_by_name_and_plays_legal_moves():
-    agent = make_agent("ppo_2p_standard", 2)
-    assert isinstance(agent, LearnedAgent) and agent.name == "ppo_2p_standard"
-    assert agent.model.path == str(SHIPPED) or Path(agent.model.path).resolve() == SHIPPED
+@pytest.mark.parametrize("name,players", SHIPPED_MODELS)
+def test_the_shipped_models_load_by_name_and_play_legal_moves(name, players):
+    agent = make_agent(name, players)
+    path = ROOT / "models" / f"{name}.npz"
+    assert isinstance(agent, LearnedAgent) and agent.name == name
+    assert agent.model.path == str(path) or Path(agent.model.path).resolve() == path
     meta = agent.model.metadata
-    assert meta["rules"] == Rules().to_dict()
+    assert meta["rules"] == Rules(num_players=players).to_dict()
     assert meta["training"]["commands"][0].startswith("tt-train --config training/config/")
-    assert play_checked(agent, seed=11, max_turns=30) > 50
+    rules = Rules(num_players=players, max_turns_per_round=30)
+    assert play_checked(agent, seed=11, rules=rules) > 50
     with pytest.raises(ModelError, match="other rules"):
-        make_agent("ppo_2p_standard", 2, Rules.preset("one-wild"))
+        make_agent(name, players, Rules.preset("one-wild", num_players=players))
+    with pytest.raises(ModelError, match="players"):
+        make_agent(name, 3)
 
 
 def test_a_damaged_shipped_model_is_left_out_of_the_default_run(tmp_path, monkeypatch):
     from tt_env import arena
 
-    broken = tmp_path / "ppo_2p_standard.npz"  # found before the shipped one
+    broken = tmp_path / "distilled_2p_standard.npz"  # found before the shipped one
     with np.load(SHIPPED) as archive:
         arrays = {k: archive[k] for k in archive.files}
     del arrays["value_head.2.bias"]
     np.savez(broken, **arrays)
     monkeypatch.setenv("TT_ENV_MODELS", str(tmp_path))
     specs, notes = arena.default_agents(Rules())
-    assert "ppo_2p_standard" not in specs
+    assert "distilled_2p_standard" not in specs
     assert len(notes) == 1 and "value_head.2.bias" in notes[0]
 
 

@@ -67,9 +67,10 @@ import numpy as np
 from ._files import atomic_path, write_text_atomically
 from .rules import Rules
 
-DEFAULT_AGENTS = ("random", "greedy", "counting")
-# Shipped models that join the default run of tt-arena when they fit its rules (models/).
-DEFAULT_MODELS = ("ppo_2p_standard",)
+DEFAULT_AGENTS = ("random", "greedy", "counting", "search(samples=16)")
+# Shipped models that join the default run of tt-arena when they fit its rules (models/); a
+# model for another number of players is skipped without a note.
+DEFAULT_MODELS = ("distilled_2p_standard", "distilled_4p_standard")
 DEFAULT_GAMES = 50  # deals of the default run: ~4 min of CPU, about 2 minutes on 2 idle cores
 CONFIDENCE = 0.95
 
@@ -1099,13 +1100,18 @@ def _progress_bar(total: int, enabled: bool):
 def default_agents(rules: Rules) -> tuple[list[str], list[str]]:
     """The agents of a plain ``tt-arena`` under ``rules``: the built-in agents and the shipped
     models (:data:`DEFAULT_MODELS`) trained for these rules; and a note for each model left out."""
-    from .agents.learned import LearnedAgent
-    from .model import ModelError
+    from .agents.learned import LearnedAgent, find_model
+    from .model import ModelError, read_model_file
 
     specs, notes = list(DEFAULT_AGENTS), []
     for name in DEFAULT_MODELS:
         try:  # loads the whole file: a missing, damaged or unfit model is left out, not played
-            LearnedAgent(name, rules.num_players, rules)
+            path = find_model(name)
+            if path is None:
+                raise ModelError(f"no model named {name}")
+            if read_model_file(path)[0].get("num_players") != rules.num_players:
+                continue  # made for tables of another size: not a candidate
+            LearnedAgent(str(path), rules.num_players, rules)
         except ModelError as exc:
             notes.append(f"{name} left out: {exc}")
             continue
