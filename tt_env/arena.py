@@ -57,6 +57,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -374,6 +375,20 @@ def _init_worker(specs: Sequence[str], rules: Rules, episode: str) -> None:
     # a worker that took it too would die printing a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER = _Runner(specs, rules, episode)
+
+
+def _pool_ignoring_ctrl_c(ctx, workers: int, initargs: tuple):
+    """A pool whose workers ignore Ctrl-C from their first instruction: they are started while
+    this process ignores SIGINT (an ignored signal stays ignored in the new interpreter, which
+    then installs no KeyboardInterrupt handler), so a Ctrl-C during their start-up, before
+    :func:`_init_worker` runs, cannot kill one half-started and hang the pool."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        return ctx.Pool(workers, initializer=_init_worker, initargs=initargs)
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _play_in_worker(match: Match) -> GameResult:
@@ -1038,9 +1053,7 @@ def run_tournament(
         else:
             ctx = multiprocessing.get_context("spawn")
             chunk = max(1, min(8, len(matches) // (workers * 8)))
-            with ctx.Pool(
-                workers, initializer=_init_worker, initargs=(specs, rules, episode)
-            ) as pool:
+            with _pool_ignoring_ctrl_c(ctx, workers, (specs, rules, episode)) as pool:
                 for result in pool.imap_unordered(_play_in_worker, matches, chunksize=chunk):
                     results.append(result)
                     bar.update(1)
