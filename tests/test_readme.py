@@ -69,16 +69,19 @@ def test_readme_leaderboard_is_the_plain_output_of_tt_arena():
     """The block is written by benchmarks/make_readme_leaderboard.py: the command, then what the
     current code prints for it (its numbers are checked when it is regenerated; its form here)."""
     from tt_env import arena
+    from tt_env.rules import Rules
 
+    expected = arena.default_agents(Rules())[0]
+    n = len(expected)
     block = README.split("<!-- leaderboard -->\n```text\n", 1)[1].split("\n```\n", 1)[0]
     lines = block.splitlines()
     assert lines[0].startswith("$ tt-arena ") and lines[0].endswith(" --plain")
     assert re.match(
-        r"tt-arena: \d+ games = \d+ deals x \d+ tables \(every 2 of the 4 agents\) "
+        rf"tt-arena: \d+ games = \d+ deals x \d+ tables \(every 2 of the {n} agents\) "
         r"x 2 seat rotations; episode=game, seed=0, standard rules; ",
         lines[1],
     )
     assert re.split(r"\s{2,}", lines[3].strip()) == list(arena.TournamentResult._COLUMNS)
     assert arena._LEGEND in lines and arena._PAIR_TITLE + ":" in lines
-    agents = [re.split(r"\s{2,}", line)[1] for line in lines[5:9]]
-    assert sorted(agents) == sorted([*arena.DEFAULT_AGENTS, *arena.DEFAULT_MODELS])
+    agents = [re.split(r"\s{2,}", line)[1] for line in lines[5 : 5 + n]]
+    assert sorted(agents) == sorted(expected)

@@ -439,15 +439,17 @@ def agent_statistics(
 ) -> list[AgentStats]:
     """Per-agent estimates with intervals over deals (module docstring); ratings not included."""
     specs = list(specs) if specs is not None else list(labels)
-    by_deal = sorted({r.deal for r in results})
+    by_deal: dict[int, list[GameResult]] = {}
+    for r in results:  # one pass: a quadratic scan took minutes on a big interrupted run
+        by_deal.setdefault(r.deal, []).append(r)
     stats = []
     for a, label in enumerate(labels):
         per_deal: dict[str, list[float]] = {"score": [], "round": [], "win": [], "out": []}
         games = 0
-        for deal in by_deal:
+        for deal in sorted(by_deal):
             scores, rounds, wins, outs = [], [], [], []
-            for r in results:
-                if r.deal != deal or a not in r.seats:
+            for r in by_deal[deal]:
+                if a not in r.seats:
                     continue
                 seat = r.seats.index(a)
                 scores.append(r.scores[seat])
