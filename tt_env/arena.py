@@ -391,9 +391,41 @@ def _pool_ignoring_ctrl_c(ctx, workers: int, initargs: tuple):
             signal.signal(signal.SIGINT, previous)
 
 
-def _play_in_worker(match: Match) -> GameResult:
+class _CtrlC:
+    """Ctrl-C as a flag while the pool runs. A KeyboardInterrupt raised at an arbitrary point of
+    the pool's code (inside a lock of its result iterator, say) can leave a lock held that the
+    pool's own threads then wait for, and ``terminate()`` never returns; the handler only notes
+    the press, and :func:`_next_chunk` raises KeyboardInterrupt between two waits."""
+
+    def __init__(self) -> None:
+        self.pressed = threading.Event()
+        self._previous: Any = None
+
+    def __enter__(self) -> _CtrlC:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, lambda *_: self.pressed.set())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+
+
+def _next_chunk(played: Any, ctrl_c: _CtrlC, poll: float = 0.1) -> list[GameResult]:
+    """The next finished chunk of games from ``pool.imap_unordered``, waiting in short slices
+    so that a Ctrl-C (noted by ``ctrl_c``) is seen within ``poll`` seconds."""
+    while True:
+        if ctrl_c.pressed.is_set():
+            raise KeyboardInterrupt
+        try:
+            return played.next(timeout=poll)
+        except multiprocessing.TimeoutError:
+            continue
+
+
+def _play_in_worker(matches: Sequence[Match]) -> list[GameResult]:
     assert _WORKER is not None, "worker not initialised"
-    return _WORKER.play(match)
+    return [_WORKER.play(match) for match in matches]
 
 
 # ---------------------------------------------------------------------------------- results
@@ -1056,9 +1088,15 @@ def run_tournament(
             ctx = multiprocessing.get_context("spawn")
             chunk = max(1, min(8, len(matches) // (workers * 8)))
             with _pool_ignoring_ctrl_c(ctx, workers, (specs, rules, episode)) as pool:
-                for result in pool.imap_unordered(_play_in_worker, matches, chunksize=chunk):
-                    results.append(result)
-                    bar.update(1)
+                # Chunks are lists played by one task (not ``chunksize``, which hides the
+                # iterator whose ``next(timeout)`` lets a Ctrl-C be seen between two waits).
+                chunks = [matches[i : i + chunk] for i in range(0, len(matches), chunk)]
+                with _CtrlC() as ctrl_c:
+                    played = pool.imap_unordered(_play_in_worker, chunks)
+                    for _ in chunks:
+                        finished_chunk = _next_chunk(played, ctrl_c)
+                        results.extend(finished_chunk)
+                        bar.update(len(finished_chunk))
     except KeyboardInterrupt:
         interrupted = True  # keep every finished game
     finally:
