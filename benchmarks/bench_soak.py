@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 from tt_env import three_thirteen_v0  # noqa: E402
 from tt_env.agents import make_agent  # noqa: E402
 from tt_env.engine import Game  # noqa: E402
+from tt_env.melds import _cache  # noqa: E402
 from tt_env.rules import Rules  # noqa: E402
 
 # The rule sets of the soak: every option of RULES.md, 2 to 8 players. Turn caps keep the games
@@ -125,11 +126,13 @@ def main(argv: list[str] | None = None) -> int:
     rnd = random.Random(args.seed)
     print(
         f"soak: {args.games:,} games, {len(RULE_SETS)} rule sets, seats from "
-        f"{', '.join(SEATS)}; RSS every {args.every:,} games",
+        f"{', '.join(SEATS)}; RSS every {args.every:,} games; the solver's caches: "
+        f"{_cache.budget() / 2**20:.0f} MB budget (estimated size, times emptied)",
         flush=True,
     )
     print(
-        f"{'games':>8} {'seconds':>8} {'games/s':>8} {'RSS MB':>8} {'+MB':>7} {'peak MB':>8}",
+        f"{'games':>8} {'seconds':>8} {'games/s':>8} {'RSS MB':>8} {'+MB':>7} {'peak MB':>8} "
+        f"{'caches MB':>9} {'emptied':>7}",
         flush=True,
     )
     start = time.perf_counter()
@@ -152,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
             elapsed = time.perf_counter() - start
             print(
                 f"{i:>8,} {elapsed:>8.0f} {i / elapsed:>8.1f} {now:>8.1f} "
-                f"{now - last_rss:>+7.1f} {peak_mb():>8.1f}",
+                f"{now - last_rss:>+7.1f} {peak_mb():>8.1f} "
+                f"{_cache.estimated_bytes() / 2**20:>9.1f} {_cache._STATE['trims']:>7}",
                 flush=True,
             )
             last_rss = now

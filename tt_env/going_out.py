@@ -81,7 +81,9 @@ _ONE_OR_MORE = b"0" + b"1" * 255
 _TWO_OR_MORE = b"00" + b"1" * 254
 _THREE_OR_MORE = b"000" + b"1" * 253
 
-_CACHE: BoundedCache = BoundedCache(1 << 16)  # (hand, wild rank, id(rules)) -> (rules, kinds)
+# (hand, wild rank, id(rules)) -> (rules, kinds); estimated bytes per entry: the deep size
+# measured over a mixed soak (benchmarks/bench_soak.py), as for every cache of the solver
+_CACHE: BoundedCache = BoundedCache(1 << 16, 270, "going-out discards")
 
 
 def clear_cache() -> None:

@@ -72,6 +72,7 @@ from ..cards import ALL_CARDS, JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS, Card
 from ..rules import JOKER_PENALTY, Rules
 from ._assemble import _assemble, _capped_plan, _free_arrangement, _search_plan
 from ._cache import BoundedCache, clear_all
+from ._cache import set_budget as set_cache_budget
 from ._config import _Config, _config
 from ._fast import _fast, _hand
 from ._inputs import MAX_HAND_CARDS, _check_counts, _check_size, _counts_of
@@ -86,6 +87,7 @@ __all__ = [
     "MAX_HAND_CARDS",
     "Arrangement",
     "clear_cache",
+    "set_cache_budget",
     "LayOff",
     "MeldShape",
     "discard_penalties",
@@ -98,8 +100,9 @@ __all__ = [
 ]
 
 
-_CACHE: BoundedCache = BoundedCache(1 << 16)  # min_penalty's results
-_DISCARD_CACHE: BoundedCache = BoundedCache(1 << 13)  # discard_penalties' results
+# Entries, and estimated bytes per entry (the deep size measured over a mixed soak).
+_CACHE: BoundedCache = BoundedCache(1 << 16, 180, "min_penalty results")
+_DISCARD_CACHE: BoundedCache = BoundedCache(1 << 13, 500, "discard_penalties results")
 
 
 def min_penalty(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..cards import JOKER, NUM_RANKS, NUM_SUITS
 from ..rules import JOKER_PENALTY, Rules
-from ._cache import BoundedCache
+from ._cache import BoundedCache, tick
 from ._masks import _BIG, _FB, _INF, _NATURAL_KINDS, _RANK_SHIFT, _RANK_SLICE
 from ._tables import _suit_values_for, _tables_for
 
@@ -58,10 +58,10 @@ class _Config:
         # With no cap a wild-rank card in its natural place is as good as a wild there.
         self.w_natural = self.cap is not None
         self.wild_kinds = tuple(s * NUM_RANKS + self.wpos for s in range(NUM_SUITS))
-        self.feas_memo: BoundedCache = BoundedCache(1 << 12)
-        self.rest_memo: BoundedCache = BoundedCache(1 << 12)
-        self.leaf_memo: BoundedCache = BoundedCache(1 << 14)
-        self.plan_memo: BoundedCache = BoundedCache(1 << 12)
+        self.feas_memo: BoundedCache = BoundedCache(1 << 12, 140, "pool feasibility")
+        self.rest_memo: BoundedCache = BoundedCache(1 << 12, 140, "pool rest")
+        self.leaf_memo: BoundedCache = BoundedCache(1 << 14, 120, "search leaves")
+        self.plan_memo: BoundedCache = BoundedCache(1 << 12, 250, "pool plans")
         self.keep_mask = (1 << (_FB * _NATURAL_KINDS)) - 1  # not the joker's field
         if not self.w_natural:
             for k in self.wild_kinds:
@@ -72,7 +72,7 @@ class _Config:
         self.kernel = False  # the compiled kernel serving this configuration: built on first use
         self.tabs = _tables_for(self)
         self.values = _suit_values_for(self, self.tabs)
-        self.priced = [BoundedCache(1 << 10) for _ in range(NUM_RANKS)]
+        self.priced = [BoundedCache(1 << 10, 340, "priced set options") for _ in range(NUM_RANKS)]
 
     def price_options(self, p: int, x: int) -> tuple:
         """The fast path's set options of rank ``p + 1`` for the cards ``x`` of that rank, as
@@ -189,7 +189,7 @@ class _Config:
         return groups
 
 
-_CONFIG_BY_ID: BoundedCache = BoundedCache(256)
+_CONFIG_BY_ID: BoundedCache = BoundedCache(256, 170_000, "configurations by id")
 
 
 def _as_int(value, name: str) -> int:
@@ -201,7 +201,7 @@ def _as_int(value, name: str) -> int:
     return int(value)
 
 
-_CONFIG_BY_VALUE: BoundedCache = BoundedCache(256)
+_CONFIG_BY_VALUE: BoundedCache = BoundedCache(256, 100, "configurations")
 
 
 def _config(rules: Rules, wild_rank: int, joker_penalty: int | None) -> _Config:
@@ -218,6 +218,7 @@ def _config(rules: Rules, wild_rank: int, joker_penalty: int | None) -> _Config:
             raise ValueError(
                 f"joker_penalty must be None or an integer >= 0, got {joker_penalty!r}"
             )
+    tick()  # where every solver call starts: the caches' budget is checked here
     # Keyed by id() first: hashing a Rules dataclass costs more than a whole small solve.
     # The entry keeps the Rules object alive, so its id cannot be reused while cached.
     entry = _CONFIG_BY_ID.get((id(rules), wild_rank, joker_penalty))

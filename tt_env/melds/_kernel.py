@@ -19,7 +19,8 @@ from ._cache import BoundedCache
 
 _ENV_FLAG = "TT_ENV_NO_JIT"
 _state = {"jit": None, "tried": False, "error": None}
-_TABLES: BoundedCache = BoundedCache(16)  # (top, natural penalties) -> (TT, memo arrays)
+# (top, natural penalties) -> (TT, memo arrays): about 7.6 MB each (the arrays' nbytes)
+_TABLES: BoundedCache = BoundedCache(16, 7_600_000, "kernel suit tables and memo")
 MEMO_SLOTS = 1 << 15
 
 

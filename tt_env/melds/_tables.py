@@ -38,9 +38,11 @@ class _Tables:
         self.aces_high = aces_high
         self.capn = capn
         self.wpos = wpos  # position index of natural wild-rank cards, -1 when they are pooled
-        self.runs: BoundedCache = BoundedCache(1 << 15)
-        self.sets = [BoundedCache(1 << 12) for _ in range(NUM_RANKS)]
-        self.rank_options = [BoundedCache(1 << 12) for _ in range(NUM_RANKS)]
+        self.runs: BoundedCache = BoundedCache(1 << 15, 550, "suit runs")
+        self.sets = [BoundedCache(1 << 12, 450, "rank sets") for _ in range(NUM_RANKS)]
+        self.rank_options = [
+            BoundedCache(1 << 12, 1_050, "rank set options") for _ in range(NUM_RANKS)
+        ]
 
     def build_runs(self, y: int) -> list:
         cnt = _fields(y)
@@ -171,7 +173,7 @@ def _pareto_lo_h(pairs: set[tuple[int, int]]) -> list[tuple[int, int]]:
     ]
 
 
-_TABLES: BoundedCache = BoundedCache(32)
+_TABLES: BoundedCache = BoundedCache(32, 400, "meld tables")
 
 
 def _tables_for(cfg) -> _Tables:
@@ -203,8 +205,8 @@ class _SuitValues:
     def __init__(self, tabs: _Tables, pen13: tuple[int, ...]) -> None:
         self.tabs = tabs
         self.pen13 = pen13
-        self.free: BoundedCache = BoundedCache(1 << 15)
-        self.capped: BoundedCache = BoundedCache(1 << 15)
+        self.free: BoundedCache = BoundedCache(1 << 15, 420, "suit values")
+        self.capped: BoundedCache = BoundedCache(1 << 15, 1_100, "suit values, capped")
         self._empty()
 
     def _empty(self) -> None:
@@ -291,7 +293,7 @@ def _budget_tables(kept: list) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(minc), tuple(fits)
 
 
-_SUIT_VALUES: BoundedCache = BoundedCache(32)
+_SUIT_VALUES: BoundedCache = BoundedCache(32, 120, "suit value tables")
 
 
 def _suit_values_for(cfg, tabs: _Tables) -> _SuitValues:

@@ -27,7 +27,7 @@ class MeldShape:
     size: int
 
 
-_SHAPES: BoundedCache = BoundedCache(50_000)
+_SHAPES: BoundedCache = BoundedCache(50_000, 190, "meld shapes")
 
 
 def _shape(kind: str, rank: int, suit: int, low: int, high: int, wilds: int, size: int):
