@@ -190,3 +190,18 @@ def test_draw_penalties_closed_form_cards_cannot_meld():
     got = draw_penalties(hand, 7, rules, kinds=[parse_cards("5H")[0]])
     best_drop = min(discard_penalties(hand, 7, rules).values())  # 34 - 10 (a king)
     assert list(got.values()) == [min(min_penalty(hand, 7, rules), 5 + best_drop)] == [29]
+
+
+def test_a_kernel_is_shared_by_copies_and_refuses_to_pickle():
+    # Its packed entry points read the addresses of its own arrays: a copy with arrays of its
+    # own but the old addresses must never exist.
+    import copy
+    import pickle
+
+    kernel = kernel_of(Rules(), 5)
+    assert copy.copy(kernel) is kernel
+    assert copy.deepcopy(kernel) is kernel
+    assert copy.deepcopy([kernel])[0] is kernel
+    with pytest.raises(TypeError, match="does not pickle"):
+        pickle.dumps(kernel)
+    assert int(kernel.A[kernel.jit.A_TT]) == kernel.TT.ctypes.data

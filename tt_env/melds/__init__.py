@@ -123,18 +123,7 @@ def min_penalty(
     if kernel is False:
         kernel = cfg.kernel = kernel_for(cfg)
     if kernel is not None:
-        value = kernel.evaluate.call(
-            key,
-            kernel.w,
-            kernel.par,
-            kernel.TT,
-            kernel.mkeys,
-            kernel.mv,
-            kernel.mdw,
-            kernel.ws,
-            kernel.wr,
-            0,
-        )
+        value = kernel.ev.call(key, kernel.A, 0)
         if value >= 0:
             return value
     return _cached_min(key, cfg)

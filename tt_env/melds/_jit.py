@@ -34,7 +34,9 @@ best discard of a deadwood card, which the valuation layer uses to skip most dis
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import carray, njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 NB = 16  # budgets 0..15 per suit row; a suit's runs never need more than 13 gap wilds
 HI_FIELDS = sum(0b110 << (3 * p) for p in range(13))  # 3-bit count fields holding 2 or more
@@ -1492,3 +1494,74 @@ def arrange(counts, w, par, TT, mkeys, mv, mdw, ws, wr, cards, meta, dead, runs)
     if used != W or spare:
         return 0, 0, -1  # unreachable: the kernel checked that every wild finds a place
     return nm, nd, value
+
+
+# ---------------------------------------------------------------------------- packed calls
+# A call from Python pays for every argument it unboxes (about 0.1 us an array): the entry
+# points below take one int64 array instead, the addresses of a configuration's arrays (built
+# by the Kernel, which keeps the arrays alive), and rebuild the arrays from them.
+A_W, A_PAR, A_TT, A_MKEYS, A_MV, A_MDW, A_WS, A_WR = range(8)
+A_OUT, A_DV, A_CARDS, A_META, A_DEAD, A_RUNS = range(8, 14)
+A_SLOTS = 14  # the memo's slots (the Kernel allocates them)
+A_SIZE = 15
+ARRANGE_SIZES = (64, 32, 64, 256)  # cards, meta rows (of 8), dead, runs: the Kernel's buffers
+
+
+@intrinsic
+def _address(typingctx, addr):
+    """An int64 address as a pointer (for carray)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], cgutils.voidptr_t)
+
+    return types.voidptr(types.int64), codegen
+
+
+@njit(cache=True, inline="always")
+def _tables(A):
+    slots = A[A_SLOTS]
+    return (
+        carray(_address(A[A_PAR]), (PAR_SIZE,), np.int64),
+        carray(_address(A[A_TT]), (4, 1 << 13, NB), np.int16),
+        carray(_address(A[A_MKEYS]), (slots + 1,), np.int64),
+        carray(_address(A[A_MV]), (2, slots, NB), np.int16),
+        carray(_address(A[A_MDW]), (slots, NB), np.int64),
+        carray(_address(A[A_WS]), (WS_SIZE,), np.int64),
+        carray(_address(A[A_WR]), (4, 8, NB), np.int64),
+    )
+
+
+@njit(cache=True)
+def evaluate_packed(counts, A, lex):
+    """:func:`evaluate` with the configuration's arrays packed in ``A``."""
+    par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
+    return evaluate(counts, A[A_W], par, TT, mkeys, mv, mdw, ws, wr, lex)
+
+
+@njit(cache=True)
+def discard_values_packed(counts, A):
+    """:func:`discard_values` into the Kernel's ``out53`` buffer."""
+    par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
+    out = carray(_address(A[A_OUT]), (53,), np.int64)
+    return discard_values(counts, A[A_W], par, TT, mkeys, mv, mdw, ws, wr, out)
+
+
+@njit(cache=True)
+def after_draw_packed(counts, weights, A):
+    """:func:`after_draw_values` into the Kernel's ``out53`` and ``dv53`` buffers."""
+    par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
+    out = carray(_address(A[A_OUT]), (53,), np.int64)
+    dv = carray(_address(A[A_DV]), (53,), np.int64)
+    return after_draw_values(counts, weights, A[A_W], par, TT, mkeys, mv, mdw, ws, wr, out, dv)
+
+
+@njit(cache=True)
+def arrange_packed(counts, A):
+    """:func:`arrange` into the Kernel's ``cards``, ``meta``, ``dead`` and ``runbuf``."""
+    par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
+    nc, nmeta, nd, nr = ARRANGE_SIZES
+    cards = carray(_address(A[A_CARDS]), (nc,), np.int64)
+    meta = carray(_address(A[A_META]), (nmeta, 8), np.int64)
+    dead = carray(_address(A[A_DEAD]), (nd,), np.int64)
+    runs = carray(_address(A[A_RUNS]), (nr,), np.int64)
+    return arrange(counts, A[A_W], par, TT, mkeys, mv, mdw, ws, wr, cards, meta, dead, runs)

@@ -84,7 +84,13 @@ class _Entry:
 
 
 class Kernel:
-    """The kernel's view of one configuration (rules, wild rank, joker penalty)."""
+    """The kernel's view of one configuration (rules, wild rank, joker penalty).
+
+    ``A`` packs the addresses of its arrays for the packed entry points (one argument to
+    unbox instead of a dozen); the Kernel holds the arrays, so the addresses stay valid while
+    it lives. A Kernel is compiled state: copying or pickling one gives the same object back
+    (or refuses), never a copy whose addresses point into another's arrays.
+    """
 
     __slots__ = (
         "w",
@@ -94,21 +100,22 @@ class Kernel:
         "mv",
         "mdw",
         "ws",
-        "evaluate",
-        "discards",
         "suit_runs",
         "jit",
         "out53",
         "runs",
         "wr",
         "many",
-        "arranger",
         "cards",
         "meta",
         "dead",
         "runbuf",
-        "draws",
         "dv53",
+        "A",
+        "ev",
+        "discards",
+        "draws",
+        "arranger",
     )
 
     def __init__(self, jit, cfg) -> None:
@@ -134,68 +141,70 @@ class Kernel:
         self.TT, self.mkeys, self.mv, self.mdw = shared
         self.ws = np.zeros(jit.WS_SIZE, np.int64)
         self.wr = np.zeros((4, 8, jit.NB), np.int64)
-        self.evaluate = _Entry(jit.evaluate)
-        self.discards = _Entry(jit.discard_values)
         self.suit_runs = _Entry(jit.suit_runs)
-        self.draws = _Entry(jit.after_draw_values)
         self.many = _Entry(jit.evaluate_many)
-        self.arranger = _Entry(jit.arrange)
-        self.cards = np.zeros(64, np.int64)
-        self.meta = np.zeros((32, 8), np.int64)
-        self.dead = np.zeros(64, np.int64)
-        self.runbuf = np.zeros(256, np.int64)
+        ncards, nmeta, ndead, nruns = jit.ARRANGE_SIZES
+        self.cards = np.zeros(ncards, np.int64)
+        self.meta = np.zeros((nmeta, 8), np.int64)
+        self.dead = np.zeros(ndead, np.int64)
+        self.runbuf = np.zeros(nruns, np.int64)
         self.out53 = np.empty(53, np.int64)
         self.dv53 = np.empty(53, np.int64)
         self.runs = np.empty(3 * 16, np.int64)
+        A = np.zeros(jit.A_SIZE, np.int64)
+        A[jit.A_W] = self.w
+        A[jit.A_SLOTS] = self.mdw.shape[0]
+        for slot, array in (
+            (jit.A_PAR, self.par),
+            (jit.A_TT, self.TT),
+            (jit.A_MKEYS, self.mkeys),
+            (jit.A_MV, self.mv),
+            (jit.A_MDW, self.mdw),
+            (jit.A_WS, self.ws),
+            (jit.A_WR, self.wr),
+            (jit.A_OUT, self.out53),
+            (jit.A_DV, self.dv53),
+            (jit.A_CARDS, self.cards),
+            (jit.A_META, self.meta),
+            (jit.A_DEAD, self.dead),
+            (jit.A_RUNS, self.runbuf),
+        ):
+            if not array.flags.c_contiguous:  # unreachable: made here, C order
+                raise AssertionError("kernel arrays must be C-contiguous")
+            A[slot] = array.ctypes.data
+        self.A = A
+        self.ev = _Entry(jit.evaluate_packed)
+        self.discards = _Entry(jit.discard_values_packed)
+        self.draws = _Entry(jit.after_draw_packed)
+        self.arranger = _Entry(jit.arrange_packed)
+
+    def __copy__(self) -> Kernel:
+        return self
+
+    def __deepcopy__(self, memo) -> Kernel:
+        return self
+
+    def __reduce__(self):
+        raise TypeError("a compiled solver kernel does not pickle (it is rebuilt on first use)")
 
     def value(self, counts) -> int:
         """The fewest penalty of ``counts`` (53 counts as bytes), or -1 when the kernel cannot
         certify it."""
-        return self.evaluate(
-            counts, self.w, self.par, self.TT, self.mkeys, self.mv, self.mdw, self.ws, self.wr, 0
-        )
+        return self.ev.call(counts, self.A, 0)
 
     def plan(self, counts) -> int:
         """Like :meth:`value`, leaving the best arrangement's plan in the workspace."""
-        return self.evaluate(
-            counts, self.w, self.par, self.TT, self.mkeys, self.mv, self.mdw, self.ws, self.wr, 2
-        )
+        return self.ev.call(counts, self.A, 2)
 
     def discard_values(self, counts: bytes) -> tuple[np.ndarray, int]:
         """See ``_jit.discard_values``: (the values, in a buffer reused by the next call; the
         hand's own value or -1)."""
-        value = self.discards(
-            counts,
-            self.w,
-            self.par,
-            self.TT,
-            self.mkeys,
-            self.mv,
-            self.mdw,
-            self.ws,
-            self.wr,
-            self.out53,
-        )
-        return self.out53, value
+        return self.out53, self.discards.call(counts, self.A)
 
     def arrange(self, counts: bytes) -> tuple[int, int, int]:
         """See ``_jit.arrange``: (melds, deadwood cards, points) with the cards in ``cards``,
         ``meta`` and ``dead`` (buffers reused by the next call)."""
-        return self.arranger(
-            counts,
-            self.w,
-            self.par,
-            self.TT,
-            self.mkeys,
-            self.mv,
-            self.mdw,
-            self.ws,
-            self.wr,
-            self.cards,
-            self.meta,
-            self.dead,
-            self.runbuf,
-        )
+        return self.arranger.call(counts, self.A)
 
     def values(self, hands: np.ndarray) -> np.ndarray:
         """:meth:`value` of every row of ``hands`` ((n, 53) uint8), -1 where not certified."""
@@ -208,20 +217,7 @@ class Kernel:
     def after_draw(self, counts: bytes, weights: np.ndarray) -> int:
         """See ``_jit.after_draw_values``: the values after each draw are left in ``out53``,
         the discard values of ``counts`` in ``dv53`` (buffers reused by the next call)."""
-        return self.draws(
-            counts,
-            weights,
-            self.w,
-            self.par,
-            self.TT,
-            self.mkeys,
-            self.mv,
-            self.mdw,
-            self.ws,
-            self.wr,
-            self.out53,
-            self.dv53,
-        )
+        return self.draws.call(counts, weights, self.A)
 
     def runs_of(self, code: int, budget: int) -> list[tuple[tuple[int, ...], int, int]]:
         """The runs of one suit of the last plan: (natural positions, wilds needed, naturals)."""
