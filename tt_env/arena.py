@@ -796,7 +796,7 @@ class TournamentResult:
         )
         return (
             f"tt-arena: {played} = {layout}; episode={self.episode}, "
-            f"seed={self.seed}, {_rules_brief(self.rules)}; {self.elapsed:.1f} s on "
+            f"seed={self.seed}, {self.rules.brief()}; {self.elapsed:.1f} s on "
             f"{self.workers} worker(s)"
         )
 
@@ -945,16 +945,6 @@ def _grid(rows: list[list[str]]) -> list[str]:
         if j == 0:
             out.append("  ".join("-" * w for w in widths))
     return out
-
-
-def _rules_brief(rules: Rules) -> str:
-    default = Rules(num_players=rules.num_players)
-    changed = {
-        k: v for k, v in rules.to_dict().items() if k != "num_players" and getattr(default, k) != v
-    }
-    if not changed:
-        return "standard rules"
-    return "rules " + ", ".join(f"{k}={v}" for k, v in changed.items())
 
 
 RESULTS_FORMAT = "tt_env.tournament"
