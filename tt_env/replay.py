@@ -340,7 +340,9 @@ def replay_data(
     check_replay_keys(record)
     rules, n = game.rules, game.num_players
     for what, value in (("seat", seat), ("open_view", open_view)):
-        if value is not None and not (isinstance(value, int) and 0 <= value < n):
+        if value is not None and not (
+            isinstance(value, int) and not isinstance(value, bool) and 0 <= value < n
+        ):
             raise ReplayError(f"{what} must be a seat 0..{n - 1} of this game, got {value!r}")
     if seat is not None:
         open_view = seat
