@@ -335,6 +335,26 @@ def test_tt_replay_bad_input_is_one_line(argv, contents, words, tmp_path, monkey
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written
 
 
+def test_tt_replay_as_a_command_and_a_record_too_large(tmp_path, monkeypatch, capsys):
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "tt_env.replay", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1 and "Is a directory" in done.stderr
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(quick_record(Rules(max_turns_per_round=4))))
+    monkeypatch.setattr(replay, "MAX_RECORD_BYTES", 100)
+    assert replay.main([str(path)]) == 2
+    assert "too large for a game record" in capsys.readouterr().err
+
+
 # ---------------------------------------------------------------------------------- writers
 def test_tt_arena_replays_every_game_and_an_index(tmp_path, capsys):
     out = tmp_path / "replays"  # made by tt-arena
