@@ -98,10 +98,10 @@ def read_record(path: str | os.PathLike) -> dict[str, Any]:
         raise ReplayError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
         Game.from_record(raw)
-    except RecordError as exc:
+        record = json.loads(raw)  # valid JSON: from_record has read it
+        check_replay_keys(record)
+    except (RecordError, ReplayError) as exc:
         raise ReplayError(f"{path}: {exc}") from None
-    record = json.loads(raw)  # valid JSON: from_record has read it
-    check_replay_keys(record)
     return record
 
 
@@ -123,24 +123,24 @@ def check_replay_keys(record: dict[str, Any]) -> None:
             f"the record's annotations must be a list of {len(moves)} entries, one per move"
         )
     for i, note in enumerate(notes):
-        if note is None:
-            continue
-        values = note.get("values") if isinstance(note, dict) else None
-        if not (
-            isinstance(note.get("kind") if isinstance(note, dict) else None, str)
-            and isinstance(values, dict)
-            and all(
-                isinstance(k, str)
-                and isinstance(v, (int, float))
-                and not isinstance(v, bool)
-                and math.isfinite(v)
-                for k, v in values.items()
-            )
-        ):
+        if note is not None and not _is_annotation(note):
             raise ReplayError(
                 f"the record's annotation of move {i} must be null or "
                 '{"kind": text, "values": {move: number}}'
             )
+
+
+def _is_annotation(note: Any) -> bool:
+    if not isinstance(note, dict) or not isinstance(note.get("kind"), str):
+        return False
+    values = note.get("values")
+    return isinstance(values, dict) and all(
+        isinstance(label, str)
+        and isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        for label, value in values.items()
+    )
 
 
 def explain_move(agent: Any, observation, action_mask) -> dict[str, Any] | None:
