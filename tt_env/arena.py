@@ -406,8 +406,10 @@ class _Runner:
 
     def play(self, match: Match) -> GameResult:
         agents = [self.agent(i, s) for i, s in zip(match.seats, match.agent_seeds)]
+        if self.replays is None:
+            return play_game(match, agents, self.rules, self.episode)
         names = [self.labels[i] for i in match.seats]
-        return play_game(match, agents, self.rules, self.episode, self.replays, names)
+        return play_game(match, agents, self.rules, self.episode, replays=self.replays, names=names)
 
 
 _WORKER: _Runner | None = None
