@@ -67,10 +67,13 @@ def test_one_layer_below_the_agents():
 
 
 def test_playing_needs_no_torch():
-    """Agents, models, features, the arena and the terminal game import no training package:
-    a trained model plays with the core dependencies (``tt_env.network``/``training`` train)."""
+    """Agents, models, features, the arena, the terminal game and the replays import no
+    training package: a trained model plays with the core dependencies (``tt_env.network``/
+    ``training`` train)."""
     training_only = {"torch", "stable_baselines3", "sb3_contrib", "tensorboard"}
-    paths = [PACKAGE / name for name in ("model.py", "features.py", "arena.py", "play.py")]
+    paths = [
+        PACKAGE / name for name in ("model.py", "features.py", "arena.py", "play.py", "replay.py")
+    ]
     paths += sorted((PACKAGE / "agents").glob("*.py"))
     for path in paths:
         top = {i.lstrip(".").split(".")[0] for i in imported_modules(path)}

@@ -276,16 +276,34 @@ class GameResult:
         return (self.deal, self.table, self.rotation)
 
 
+def replay_name(key: tuple[int, int, int]) -> str:
+    """The file name (without suffix) of a game's replay in ``--replays DIR``, from its
+    coordinates (deal, table, rotation)."""
+    deal, table, rotation = key
+    return f"game-d{deal:04d}-t{table:02d}-r{rotation}"
+
+
 def play_game(
-    match: Match, agents: Sequence[Any], rules: Rules, episode: str = "game"
+    match: Match,
+    agents: Sequence[Any],
+    rules: Rules,
+    episode: str = "game",
+    replays: str | os.PathLike | None = None,
+    names: Sequence[str] | None = None,
 ) -> GameResult:
     """Play one game of ``match`` with ``agents[s]`` in seat ``s`` through the AEC environment.
 
     The agents get only the observation and the mask; the arena, as referee, reads the round
-    results from the environment's engine.
+    results from the environment's engine. With ``replays`` (a directory) the game's record,
+    with the seats' ``names`` and the agents' explanations (:func:`tt_env.replay.explain_move`),
+    and its replay page are written there (:func:`replay_name`).
     """
     from . import three_thirteen_v0
     from .actions import describe
+
+    if replays is not None:
+        from .replay import explain_move
+    notes: list[dict | None] = []
 
     env = three_thirteen_v0.raw_env(rules=rules, episode=episode)
     for agent, agent_seed in zip(agents, match.agent_seeds):
@@ -321,8 +339,12 @@ def play_game(
                 f"agent {getattr(agents[seat], 'name', agents[seat])!r} in seat "
                 f"{seat} chose an illegal action: {what} (deal {match.deal})"
             )
+        if replays is not None:
+            notes.append(explain_move(agents[seat], observation["observation"], mask))
         env.step(int(action))
         steps += 1
+    if replays is not None:
+        _write_replay(replays, match.key, game, names, notes)
     results = game.round_results
     scores = tuple(int(s) for s in game.scores)
     if episode == "round":  # the environment stops after one round; score only that one
@@ -342,13 +364,34 @@ def play_game(
     )
 
 
+def _write_replay(directory, key, game, names, notes) -> None:
+    """A game's record (``.json``, with names and explanations) and its replay page
+    (``.html``) in ``directory``, each written whole or not at all."""
+    from .replay import annotated_record, write_replay
+
+    record = annotated_record(game, names, notes)
+    base = os.path.join(directory, replay_name(key))
+    write_text_atomically(base + ".json", json.dumps(record) + "\n")
+    deal, table, rotation = key
+    title = f"tt-arena deal {deal}, table {table}, rotation {rotation}: " + " vs ".join(names or ())
+    write_replay(record, base + ".html", title=title)
+
+
 class _Runner:
     """Plays matches in one process, keeping its agents between games (reset per game)."""
 
-    def __init__(self, specs: Sequence[str], rules: Rules, episode: str) -> None:
+    def __init__(
+        self,
+        specs: Sequence[str],
+        rules: Rules,
+        episode: str,
+        replays: str | os.PathLike | None = None,
+    ) -> None:
         self.specs = list(specs)
         self.rules = rules
         self.episode = episode
+        self.replays = replays
+        self.labels = _labels(specs)
         self._agents: dict[int, Any] = {}
 
     def agent(self, index: int, seed: int) -> Any:
@@ -363,18 +406,23 @@ class _Runner:
 
     def play(self, match: Match) -> GameResult:
         agents = [self.agent(i, s) for i, s in zip(match.seats, match.agent_seeds)]
-        return play_game(match, agents, self.rules, self.episode)
+        if self.replays is None:
+            return play_game(match, agents, self.rules, self.episode)
+        names = [self.labels[i] for i in match.seats]
+        return play_game(match, agents, self.rules, self.episode, replays=self.replays, names=names)
 
 
 _WORKER: _Runner | None = None
 
 
-def _init_worker(specs: Sequence[str], rules: Rules, episode: str) -> None:
+def _init_worker(
+    specs: Sequence[str], rules: Rules, episode: str, replays: str | None = None
+) -> None:
     global _WORKER
     # Ctrl-C is the main process's to handle (it keeps the finished games and stops the pool);
     # a worker that took it too would die printing a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _WORKER = _Runner(specs, rules, episode)
+    _WORKER = _Runner(specs, rules, episode, replays)
 
 
 def _pool_ignoring_ctrl_c(ctx, workers: int, initargs: tuple):
@@ -796,7 +844,7 @@ class TournamentResult:
         )
         return (
             f"tt-arena: {played} = {layout}; episode={self.episode}, "
-            f"seed={self.seed}, {_rules_brief(self.rules)}; {self.elapsed:.1f} s on "
+            f"seed={self.seed}, {self.rules.brief()}; {self.elapsed:.1f} s on "
             f"{self.workers} worker(s)"
         )
 
@@ -947,16 +995,6 @@ def _grid(rows: list[list[str]]) -> list[str]:
     return out
 
 
-def _rules_brief(rules: Rules) -> str:
-    default = Rules(num_players=rules.num_players)
-    changed = {
-        k: v for k, v in rules.to_dict().items() if k != "num_players" and getattr(default, k) != v
-    }
-    if not changed:
-        return "standard rules"
-    return "rules " + ", ".join(f"{k}={v}" for k, v in changed.items())
-
-
 RESULTS_FORMAT = "tt_env.tournament"
 
 
@@ -1038,6 +1076,7 @@ def run_tournament(
     progress: bool = False,
     done: Sequence[GameResult] = (),
     elapsed_before: float = 0.0,
+    replays: str | os.PathLike | None = None,
 ) -> TournamentResult:
     """Play a duplicate tournament and compute its statistics (see the module docstring).
 
@@ -1049,6 +1088,8 @@ def run_tournament(
     ``"round"`` (the first round only, for quick checks). ``done``: games already played (from
     an interrupted run of the same tournament, :func:`load_results`): only the others are
     played. Ctrl-C raises :class:`TournamentInterrupted` with the games finished so far.
+    ``replays``: a directory (made if missing) where every game played writes its record and its
+    replay page (:func:`replay_name`; :func:`tt_env.replay.write_tournament_index` links them).
     """
     specs = [str(s) for s in agent_specs]
     if seats is None:
@@ -1070,6 +1111,11 @@ def run_tournament(
 
     for spec in dict.fromkeys(specs):
         make_agent(spec, seats, rules, 0)
+    if replays is not None:
+        try:
+            os.makedirs(replays, exist_ok=True)
+        except OSError as exc:
+            raise ArenaError(f"cannot make the replays directory {replays}: {exc}") from None
     matches = schedule(len(specs), seats, games, seed)
     results = _check_done(done, matches)
     finished = {r.key for r in results}
@@ -1080,14 +1126,15 @@ def run_tournament(
     interrupted = False
     try:
         if workers == 1 or not matches:
-            runner = _Runner(specs, rules, episode)
+            runner = _Runner(specs, rules, episode, replays)
             for match in matches:
                 results.append(runner.play(match))
                 bar.update(1)
         else:
             ctx = multiprocessing.get_context("spawn")
             chunk = max(1, min(8, len(matches) // (workers * 8)))
-            with _pool_ignoring_ctrl_c(ctx, workers, (specs, rules, episode)) as pool:
+            initargs = (specs, rules, episode, None if replays is None else str(replays))
+            with _pool_ignoring_ctrl_c(ctx, workers, initargs) as pool:
                 # Chunks are lists played by one task (not ``chunksize``, which hides the
                 # iterator whose ``next(timeout)`` lets a Ctrl-C be seen between two waits).
                 chunks = [matches[i : i + chunk] for i in range(0, len(matches), chunk)]
@@ -1238,6 +1285,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--plot", metavar="PATH", help="write a PNG chart of the scores")
     parser.add_argument(
+        "--replays",
+        metavar="DIR",
+        help="write every game's record (.json) and replay page (.html, see tt-replay) into DIR "
+        "(made if missing), and DIR/index.html linking each game from the pairings",
+    )
+    parser.add_argument(
         "--resume",
         metavar="FILE",
         help="continue the tournament of a --json FILE (an interrupted run): "
@@ -1269,6 +1322,7 @@ class _Plan:
     done: list[GameResult] = field(default_factory=list)  # games of an interrupted run
     elapsed_before: float = 0.0
     json_path: str | None = None
+    replays: str | None = None  # the directory of --replays
     notes: list[str] = field(default_factory=list)  # shipped models left out, and why
 
 
@@ -1348,18 +1402,51 @@ def _plan(args: argparse.Namespace) -> _Plan:
             outputs[target] = flag
     if args.plot and importlib.util.find_spec("matplotlib") is None:
         raise ArenaError("--plot needs matplotlib (pip install 'tt_env[arena]')")
+    if args.replays is not None:
+        plan.replays = _check_replays_dir(args.replays)
     return plan
 
 
+def _check_replays_dir(path: str) -> str:
+    """``path`` if it is a directory that can be written, or can be made (its parent can);
+    :class:`ValueError` naming ``--replays`` otherwise. Makes nothing that stays."""
+    from ._files import check_directory_writable
+
+    what = f"--replays {path}"
+    if path == "":
+        raise ValueError("--replays '': not a directory name")
+    if os.path.isdir(path):
+        check_directory_writable(path, what)
+    elif os.path.exists(path):
+        raise ValueError(f"{what}: is a file, not a directory")
+    else:
+        parent = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(parent):
+            raise ValueError(f"{what}: no such directory {parent}")
+        check_directory_writable(parent, what)
+    return path
+
+
 def _write_outputs(
-    result: TournamentResult, json_path: str | None, csv_path: str | None, plot_path: str | None
+    result: TournamentResult,
+    json_path: str | None,
+    csv_path: str | None,
+    plot_path: str | None,
+    replays: str | None = None,
 ) -> bool:
     """Write the files asked for (each whole or not at all); False if one could not be."""
+
+    def write_index(directory: str) -> None:  # the replays' index.html
+        from .replay import write_tournament_index
+
+        write_tournament_index(result, directory)
+
     ok = True
     for path, write in (
         (json_path, result.to_json),
         (csv_path, result.to_csv),
         (plot_path, result.plot),
+        (replays, write_index),
     ):
         if not path:
             continue
@@ -1394,6 +1481,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             progress=not args.quiet and sys.stderr.isatty(),
             done=plan.done,
             elapsed_before=plan.elapsed_before,
+            replays=plan.replays,
         )
     except (ArenaError, ValueError, ImportError, FileNotFoundError) as exc:
         print(f"tt-arena: error: {one_line(exc)}", file=sys.stderr)
@@ -1408,7 +1496,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(result.table())
         else:
             result.print()
-    return 0 if _write_outputs(result, plan.json_path, args.csv, args.plot) else 1
+    ok = _write_outputs(result, plan.json_path, args.csv, args.plot, plan.replays)
+    if ok and plan.replays is not None and not args.quiet:
+        print(f"tt-arena: replays in {os.path.join(plan.replays, 'index.html')}")
+    return 0 if ok else 1
 
 
 def _interrupted(result: TournamentResult | None, plan: _Plan, args: argparse.Namespace) -> int:
@@ -1422,7 +1513,7 @@ def _interrupted(result: TournamentResult | None, plan: _Plan, args: argparse.Na
             print(result.table())
         else:
             result.print()
-    _write_outputs(result, json_path, args.csv, args.plot)
+    _write_outputs(result, json_path, args.csv, args.plot, plan.replays)
     if os.path.exists(json_path):
         print(
             f"tt-arena: interrupted: {len(result.results)} of {result.games_expected} games "

@@ -5,18 +5,22 @@
     tt-play                                   # you against the counting agent, standard rules
     tt-play --opponents greedy,counting       # three players
     tt-play --preset one-wild --episode round --seed 7
+    tt-play --save game.json                  # then watch it: tt-replay game.json
 
 On your turn the screen shows the round, the wild rank, the scores, the top discard, the cards
 the others are known to hold, and your hand sorted into its best melds (by the exact solver) and
 its loose cards, then the numbered legal moves. Answer with the number or with the move in words
 (``draw``, ``take``, ``discard 7H``, ``go out 7H``; suit symbols work too). ``help`` lists the
 commands, ``quit`` (or Ctrl-C, or end of input) leaves the game. Input may be scripted: every
-prompt reads one line of standard input.
+prompt reads one line of standard input. ``--save PATH`` writes the game's record when the game
+ends or you leave (with the seats' names and what the agents made of their candidates, see
+:mod:`tt_env.replay`): ``tt-replay PATH`` shows it in a browser.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable, Sequence
 from typing import TextIO
@@ -60,6 +64,7 @@ class TerminalGame:
         out: TextIO | None = None,
         pretty: bool | None = None,
         echo: bool = False,
+        save: str | None = None,
     ) -> None:
         from . import three_thirteen_v0
         from .agents import make_agent, spec_label
@@ -83,15 +88,20 @@ class TerminalGame:
         self.env = three_thirteen_v0.raw_env(rules=rules, episode=episode)
         self.agents: dict[int, object] = {}
         self.names: list[str] = []
+        self.save = save  # the record's path (--save), written when the game ends or is left
+        self.players: list[str] = []  # the record's names of the seats
+        self.notes: list[dict | None] = []  # per move: the agent's explanation (tt_env.replay)
         others = iter(opponents)
         for s in range(self.n):
             if s == seat:
                 self.names.append("you")
+                self.players.append("you")
                 continue
             spec = next(others)
             agent = make_agent(spec, self.n, rules, self.seed + 1 + s)
             self.agents[s] = agent
             self.names.append(f"{spec_label(spec)} (seat {s})")
+            self.players.append(spec_label(spec))
 
     # -------------------------------------------------------------- output helpers
     def say(self, text: str = "") -> None:
@@ -128,7 +138,34 @@ class TerminalGame:
 
     # -------------------------------------------------------------- the game
     def play(self) -> int:
-        """Play to the end; returns the exit status (0 done or left, 130 interrupted)."""
+        """Play to the end; returns the exit status (0 done or left, 130 interrupted, 1 when
+        the record of ``--save`` could not be written)."""
+        status = self._play()
+        if self.save is not None and not self._save_record():
+            return status or 1
+        return status
+
+    def _save_record(self) -> bool:
+        from ._cli import one_line
+        from ._files import write_text_atomically
+        from .replay import annotated_record
+
+        game = self.env.game
+        moves = len(game.moves)
+        notes = (self.notes + [None] * moves)[:moves]  # a Ctrl-C may fall between the two
+        try:
+            record = annotated_record(game, self.players, notes)
+            write_text_atomically(self.save, json.dumps(record) + "\n")
+        except OSError as exc:
+            print(
+                f"tt-play: error: could not write {one_line(self.save)}: {exc.strerror or exc}",
+                file=sys.stderr,
+            )
+            return False
+        self.say(f"Game record saved to {self.save}; watch it with: tt-replay {self.save}")
+        return True
+
+    def _play(self) -> int:
         env = self.env
         try:
             env.reset(seed=self.seed)
@@ -149,12 +186,19 @@ class TerminalGame:
                     env.step(None)
                     continue
                 seat = int(agent_name.rsplit("_", 1)[1])
+                note = None
                 if seat == self.seat:
                     action = self._ask(obs)
                 else:
-                    action = int(self.agents[seat].act(obs["observation"], obs["action_mask"]))
+                    agent = self.agents[seat]
+                    action = int(agent.act(obs["observation"], obs["action_mask"]))
+                    if self.save is not None:
+                        from .replay import explain_move
+
+                        note = explain_move(agent, obs["observation"], obs["action_mask"])
                 self._tell(seat, action)
                 env.step(action)
+                self.notes.append(note)
                 done = len(env.game.round_results)
                 if done != rounds_seen:
                     rounds_seen = done
@@ -406,6 +450,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="a whole game (default) or a single round",
     )
     parser.add_argument("--ascii", action="store_true", help="card names without suit symbols")
+    parser.add_argument(
+        "--save",
+        metavar="PATH",
+        help="write the game's record (JSON) to PATH when the game ends or you leave; "
+        "tt-replay PATH shows it in a browser",
+    )
     add_rules_arguments(parser)
     return parser
 
@@ -428,6 +478,10 @@ def main(
         print("tt-play: error: give 1 to 7 opponents", file=sys.stderr)
         return 2
     try:
+        if args.save is not None:
+            from ._files import check_writable
+
+            check_writable(args.save, "--save")
         rules = rules_from_args(args, 1 + len(opponents))
         game = TerminalGame(
             rules,
@@ -439,6 +493,7 @@ def main(
             out=out,
             pretty=False if args.ascii else None,
             echo=input_fn is input and not sys.stdin.isatty(),
+            save=args.save,
         )
     except (ValueError, ImportError) as exc:
         print(f"tt-play: error: {one_line(exc)}", file=sys.stderr)

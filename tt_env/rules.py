@@ -121,6 +121,19 @@ class Rules:
     def replace(self, **changes: Any) -> Rules:
         return dataclasses.replace(self, **changes)
 
+    def brief(self) -> str:
+        """The options that differ from the defaults, in a few words (``"standard rules"``,
+        ``"rules aces_high=True, jokers_per_deck=2"``); the number of players is left out."""
+        default = Rules(num_players=self.num_players)
+        changed = {
+            k: v
+            for k, v in self.to_dict().items()
+            if k != "num_players" and getattr(default, k) != v
+        }
+        if not changed:
+            return "standard rules"
+        return "rules " + ", ".join(f"{k}={v}" for k, v in changed.items())
+
     def __post_init__(self) -> None:
         self._validate()
 

@@ -11,6 +11,11 @@ member                      meaning
                             :mod:`tt_env.three_thirteen_v0`; it must be a legal action
 ``reset(seed)``             optional: a new game starts; reseed any randomness with ``seed``
 ``new_round()``             optional: a new round was dealt (forget per-round memory)
+``explain(observation,      optional: called right after ``act`` with the same arguments (by
+mask)``                     the replay writers, :func:`tt_env.replay.explain_move`): what the
+                            agent made of its candidates, as ``(kind, {action: value})``
+                            (``kind`` says what the values are, e.g. ``"probability"``), or
+                            ``None`` when it has nothing to say about this decision
 ==========================  =================================================================
 
 Agents see only what a player sees: the observation vector (decoded with

@@ -139,6 +139,12 @@ class LearnedAgent(BaseAgent):
     def _logits(self, observation: np.ndarray) -> np.ndarray:
         return self.net.actor(self.features(observation))[0].astype(np.float64)
 
+    def explain(self, observation: np.ndarray, action_mask: np.ndarray):
+        """The policy's probabilities of the legal actions (for replays: see
+        :mod:`tt_env.agents.base`)."""
+        p = self.policy(observation, action_mask)
+        return "probability", {int(a): float(p[a]) for a in legal_actions(action_mask)}
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask)
         if legal.size == 1:

@@ -101,6 +101,7 @@ class SearchAgent(BaseAgent):
         self.longest = 0.0
         self.switched = 0  # decisions where the search overruled the expected values
         self.deals = 0  # deals played
+        self._explained = None  # (observation, {action: mean}) of the last search, for explain
 
     def __getstate__(self) -> dict:
         # The compiled code's entry points do not pickle or copy: rebuilt on first use.
@@ -114,6 +115,7 @@ class SearchAgent(BaseAgent):
         mask = np.asarray(action_mask)
         legal_actions(mask)
         obs = np.asarray(observation)
+        self._explained = None
         seen = self.valuation.see(obs)
         if self._compiled is None:
             self._compiled = CompiledExpectedPenalty(self.rule, self.rules)
@@ -135,7 +137,21 @@ class SearchAgent(BaseAgent):
         results = self.rollouts(obs, seen, actions)
         if results is None:
             return actions[0]
+        means = results.mean(axis=0)
+        self._explained = (obs.copy(), {a: float(m) for a, m in zip(actions, means)})
         return actions[self.choose(results)]
+
+    EXPLAINED = "mean points against the table over the deals (lower is better)"
+
+    def explain(self, observation: np.ndarray, action_mask: np.ndarray):
+        """The mean result of each candidate over the deals of the search just made on this
+        observation (own penalty less the others' mean); None when :meth:`act` did not search
+        (one candidate, going out, the final turn). For replays: see :mod:`tt_env.agents.base`.
+        """
+        explained = getattr(self, "_explained", None)
+        if explained is None or not np.array_equal(explained[0], np.asarray(observation)):
+            return None
+        return self.EXPLAINED, dict(explained[1])
 
     def _python_rule(self, seen: Seen, mask: np.ndarray) -> int:
         v = self.valuation
