@@ -205,3 +205,17 @@ def test_a_kernel_is_shared_by_copies_and_refuses_to_pickle():
     with pytest.raises(TypeError, match="does not pickle"):
         pickle.dumps(kernel)
     assert int(kernel.A[kernel.jit.A_TT]) == kernel.TT.ctypes.data
+
+
+def test_min_penalty_refuses_every_hand_above_the_limit_also_when_the_kernel_could_answer():
+    from tt_env.melds import MAX_HAND_CARDS, _jit
+
+    assert _jit.MAX_HAND == MAX_HAND_CARDS
+    rules = Rules(num_decks=2)
+    for hand in random_hands(rules, 30, [MAX_HAND_CARDS + 1], seed=4):
+        for _ in range(2):  # the first call fills min_penalty's fast path, the second takes it
+            with pytest.raises(ValueError, match="at most 30 cards"):
+                min_penalty(hand, 7, rules)
+            with pytest.raises(ValueError, match="at most 30 cards"):
+                min_penalty(bytes(hand), 7, rules)
+    assert min_penalty(random_hands(rules, 1, [MAX_HAND_CARDS], seed=5)[0], 7, rules) >= 0

@@ -105,6 +105,12 @@ _CACHE: BoundedCache = BoundedCache(1 << 16, 180, "min_penalty results")
 _DISCARD_CACHE: BoundedCache = BoundedCache(1 << 13, 500, "discard_penalties results")
 
 
+# (id(rules), wild_rank) -> (rules, kernel) for min_penalty's fast path: the rules served by
+# the compiled kernel with the default joker penalty (the entry keeps the Rules object alive,
+# so its id cannot be reused while it is here)
+_SERVED: BoundedCache = BoundedCache(256, 100, "kernels served by min_penalty")
+
+
 def min_penalty(
     counts: tuple[int, ...],
     wild_rank: int,
@@ -117,12 +123,32 @@ def min_penalty(
     Python solver's answers are cached on (counts, wild_rank, rules, joker_penalty) with a
     bounded cache.
     """
+    # The fast path: rules the kernel serves, seen before, with an int wild rank (checked
+    # first: 3.0 == 3 would find an int's entry) and counts as 53 bytes, or a tuple of 53
+    # integers 0..255 (bytes() checks that in C). It fills no cache, so it need not count
+    # towards the caches' budget.
+    if wild_rank.__class__ is int and joker_penalty is None:
+        served = _SERVED.get((id(rules), wild_rank))
+        if served is not None and served[0] is rules:
+            cls = counts.__class__
+            if cls is bytes or cls is tuple:
+                try:
+                    key = counts if cls is bytes else bytes(counts)
+                except (TypeError, ValueError):
+                    key = None
+                if key is not None and len(key) == NUM_KINDS:
+                    kernel = served[1]
+                    value = kernel.ev.call(key, kernel.A, 0)
+                    if value >= 0:
+                        return value
     key = _check_counts(counts)
     cfg = _config(rules, wild_rank, joker_penalty)
     kernel = cfg.kernel
     if kernel is False:
         kernel = cfg.kernel = kernel_for(cfg)
     if kernel is not None:
+        if joker_penalty is None:
+            _SERVED[(id(rules), cfg.wild_rank)] = (rules, kernel)
         value = kernel.ev.call(key, kernel.A, 0)
         if value >= 0:
             return value

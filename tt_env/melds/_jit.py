@@ -1531,9 +1531,18 @@ def _tables(A):
     )
 
 
+MAX_HAND = 30  # the largest hand min_penalty takes (MAX_HAND_CARDS): beyond it, -3
+
+
 @njit(cache=True)
 def evaluate_packed(counts, A, lex):
-    """:func:`evaluate` with the configuration's arrays packed in ``A``."""
+    """:func:`evaluate` with the configuration's arrays packed in ``A``; -3 for a hand of more
+    than :data:`MAX_HAND` cards (the Python side says why)."""
+    cards = 0
+    for k in range(53):
+        cards += counts[k]
+    if cards > MAX_HAND:
+        return -3
     par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
     return evaluate(counts, A[A_W], par, TT, mkeys, mv, mdw, ws, wr, lex)
 
