@@ -29,6 +29,7 @@ from tt_env.training import (  # noqa: E402
     TrainConfig,
     TrainingEnv,
     build_parser,
+    collect_teacher_data,
     config_from_args,
     config_to_toml,
     learning_curve_figure,
@@ -177,6 +178,19 @@ def test_saved_teacher_data_refits_the_same_warm_start(tmp_path):
         )
     with pytest.raises(ValueError, match=r"bc_data.*no\.npz"):
         train(tiny_config(tmp_path, run_name="none", bc_data=str(tmp_path / "no.npz")))
+
+
+def test_teacher_collection_reports_progress_and_its_data_do_not_depend_on_it(tmp_path):
+    config = tiny_config(tmp_path, bc_samples=600)
+    calls = []
+    data = collect_teacher_data(config, 2, lambda *a: calls.append(a), every=0.05)
+    assert calls, "no progress report"
+    done, total, seconds = calls[-1]
+    assert total == 600 and 0 <= done <= len(data["action"]) and seconds > 0
+    assert [c[0] for c in calls] == sorted(c[0] for c in calls)  # the count only grows
+    again = collect_teacher_data(config, 2)
+    for key, values in data.items():
+        np.testing.assert_array_equal(again[key], values)
 
 
 def test_resume_continues_the_step_count(tmp_path):

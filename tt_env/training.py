@@ -872,9 +872,18 @@ def net_kwargs_for(config: TrainConfig, features: CardFeatures) -> dict[str, Any
 
 
 # ---------------------------------------------------------------------------------- warm start
+_COLLECTED = None  # a worker's shared counter of decisions collected (set by _collect_init)
+
+
+def _collect_init(counter) -> None:
+    global _COLLECTED
+    _COLLECTED = counter
+
+
 def _collect_worker(job: tuple[dict[str, Any], int, int]) -> dict[str, np.ndarray]:
     """Play the teacher as the learner; return its decisions (features, masks, actions) and
-    the returns of their episodes (complete episodes only)."""
+    the returns of their episodes (complete episodes only). Adds the decisions of each
+    finished episode to the shared counter, when there is one (progress reports)."""
     values, seed, samples = job
     torch.set_num_threads(1)
     config = TrainConfig(**values)
@@ -902,6 +911,9 @@ def _collect_worker(job: tuple[dict[str, Any], int, int]) -> dict[str, np.ndarra
             masks += ep_m
             actions += ep_a
             returns += list(ret)
+            if _COLLECTED is not None:
+                with _COLLECTED.get_lock():
+                    _COLLECTED.value += len(ep_a)
             ep_x, ep_m, ep_a, ep_r = [], [], [], []
             obs, info = env.reset()
             if len(env.env.game.round_results) < rounds:  # a new game
@@ -956,8 +968,12 @@ def load_teacher_data(text: str, width: int, actions: int) -> dict[str, np.ndarr
     return {k: np.concatenate([p[k] for p in parts]) for k in _DATA_KEYS}
 
 
-def collect_teacher_data(config: TrainConfig, workers: int) -> dict[str, np.ndarray]:
-    """``bc_samples`` decisions of ``bc_teacher`` (about), collected over ``workers`` processes."""
+def collect_teacher_data(
+    config: TrainConfig, workers: int, progress=None, every: float = 60.0
+) -> dict[str, np.ndarray]:
+    """``bc_samples`` decisions of ``bc_teacher`` (about), collected over ``workers`` processes.
+    ``progress(done, total, seconds)`` is called every ``every`` seconds while they play (the
+    workers count their finished episodes' decisions; the data do not depend on it)."""
     per = math.ceil(config.bc_samples / workers)
     values = dataclasses.asdict(config)
     jobs = [(values, config.seed * 7919 + 17 + w, per) for w in range(workers)]
@@ -965,8 +981,15 @@ def collect_teacher_data(config: TrainConfig, workers: int) -> dict[str, np.ndar
         parts = [_collect_worker(jobs[0])]
     else:
         ctx = multiprocessing.get_context("spawn")
-        with ctx.Pool(workers) as pool:
-            parts = pool.map(_collect_worker, jobs)
+        counter = ctx.Value("q", 0)
+        start = time.perf_counter()
+        with ctx.Pool(workers, initializer=_collect_init, initargs=(counter,)) as pool:
+            result = pool.map_async(_collect_worker, jobs)
+            while not result.ready():
+                result.wait(every)
+                if progress is not None and not result.ready():
+                    progress(counter.value, per * workers, time.perf_counter() - start)
+            parts = result.get()
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
@@ -1380,7 +1403,17 @@ class Trainer:
                 f"behaviour cloning: collecting {c.bc_samples:,} decisions of "
                 f"{c.bc_teacher} on {workers} process(es)"
             )
-            data = collect_teacher_data(c, workers)
+
+            def progress(done: int, total: int, seconds: float) -> None:
+                left = seconds * (total - done) / done if done else float("nan")
+                self.log(
+                    f"  {done:,} of {total:,} decisions in {seconds / 60:.0f} min"
+                    + (f", about {left / 60:.0f} min left" if done else "")
+                )
+
+            data = collect_teacher_data(
+                c, workers, progress, every=600.0 if not c.progress_bar else 60.0
+            )
             save_teacher_data(self.files.root / "bc_data.npz", data)
             t1 = time.perf_counter()
             self.log(
