@@ -1,8 +1,10 @@
 """Which discards let a player go out: the solver's answer, with a fast exact pre-check.
 
 After a draw the engine must offer "go out" for exactly the discards that leave a hand with no
-deadwood (RULES.md, "A turn"). Where the solver's compiled kernel serves the rules it values
-every discard in one call and answers directly; otherwise (a cap on wilds per meld, no numba)
+deadwood (RULES.md, "A turn"). Where the solver's compiled kernel serves the rules it answers
+in one call: a hand whose fewest penalty exceeds the penalty of every card it holds cannot go
+out (a discard of ``k`` saves at most ``k``'s penalty), which one evaluation settles for most
+hands; the others have every discard valued. Otherwise (a cap on wilds per meld, no numba)
 the following applies. Asking the solver about every possible discard costs a dozen
 solves per turn, and in most hands no discard works. So cheap *necessary* conditions, computed
 with bit masks over the hand, rule out the hopeless discards first; the solver
@@ -53,9 +55,7 @@ twice or more (several decks) added in when there are any.
 
 from __future__ import annotations
 
-import numpy as np
-
-from .cards import JOKER, NUM_RANKS, NUM_SUITS
+from .cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS
 from .melds import _check_counts, _check_size, _config, _kernel_of, min_penalty
 from .melds._cache import BoundedCache
 from .rules import Rules
@@ -100,17 +100,18 @@ def go_out_discards(counts, wild_rank: int, rules: Rules) -> tuple[int, ...]:
     ``min_penalty(counts minus one k) == 0``, only faster.
     """
     hand = _check_counts(counts)
+    kernel = _kernel_of(_config(rules, wild_rank, None))
+    if kernel is not None:  # the compiled kernel: one evaluation rejects most hands, exactly
+        bits = kernel.go_out(hand)
+        if bits == 0:
+            return ()
+        if bits > 0:
+            return tuple(k for k in range(NUM_KINDS) if bits >> k & 1)
     key = (hand, wild_rank, id(rules))
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is rules:
         return hit[1]
-    kernel = _kernel_of(_config(rules, wild_rank, None))
-    if kernel is not None:  # the compiled kernel values every discard at once, exactly
-        values, value = kernel.discard_values(_check_size(hand))
-        if value >= 0 and not kernel.ws[kernel.jit.W_UNSURE]:
-            result = tuple(np.flatnonzero(values == 0).tolist())
-            _CACHE[key] = (rules, result)
-            return result
+    _check_size(hand)
     candidates = _candidates(hand, wild_rank, rules)
     result = _solve_each(hand, candidates, wild_rank, rules) if candidates else ()
     _CACHE[key] = (rules, result)

@@ -1574,3 +1574,40 @@ def arrange_packed(counts, A):
     dead = carray(_address(A[A_DEAD]), (nd,), np.int64)
     runs = carray(_address(A[A_RUNS]), (nr,), np.int64)
     return arrange(counts, A[A_W], par, TT, mkeys, mv, mdw, ws, wr, cards, meta, dead, runs)
+
+
+@njit(cache=True)
+def go_out_packed(counts, A):
+    """The discards that leave ``counts`` (a hand just after a draw) with no deadwood, as bits
+    (bit ``k``: discarding one card of kind ``k``); -1 when the kernel cannot certify it, -3
+    for a hand of more than :data:`MAX_HAND` cards.
+
+    Most hands are rejected with one evaluation: a hand of fewest penalty ``V`` less a card
+    ``k`` keeps at least ``V - pen(k)`` (an arrangement of the rest, with ``k`` added back as
+    deadwood, is one of the hand), so when ``V`` exceeds the penalty of every card held, no
+    discard goes out. Otherwise every discard is valued (:func:`discard_values`)."""
+    cards = 0
+    for k in range(53):
+        cards += counts[k]
+    if cards > MAX_HAND:
+        return -3
+    par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
+    w = A[A_W]
+    most = 0
+    for k in range(53):
+        if counts[k] and par[k] > most:
+            most = par[k]
+    value = evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, 0)
+    if value < 0:
+        return -1
+    if value > most:
+        return 0
+    out = carray(_address(A[A_OUT]), (53,), np.int64)
+    value = discard_values(counts, w, par, TT, mkeys, mv, mdw, ws, wr, out)
+    if value < 0 or ws[W_UNSURE]:
+        return -1
+    bits = 0
+    for k in range(53):
+        if out[k] == 0:
+            bits |= np.int64(1) << k
+    return bits

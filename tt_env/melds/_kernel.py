@@ -116,6 +116,7 @@ class Kernel:
         "discards",
         "draws",
         "arranger",
+        "outs",
     )
 
     def __init__(self, jit, cfg) -> None:
@@ -177,6 +178,7 @@ class Kernel:
         self.discards = _Entry(jit.discard_values_packed)
         self.draws = _Entry(jit.after_draw_packed)
         self.arranger = _Entry(jit.arrange_packed)
+        self.outs = _Entry(jit.go_out_packed)
 
     def __copy__(self) -> Kernel:
         return self
@@ -205,6 +207,11 @@ class Kernel:
         """See ``_jit.arrange``: (melds, deadwood cards, points) with the cards in ``cards``,
         ``meta`` and ``dead`` (buffers reused by the next call)."""
         return self.arranger.call(counts, self.A)
+
+    def go_out(self, counts: bytes) -> int:
+        """See ``_jit.go_out_packed``: the discards that go out, as bits (-1: not certified,
+        -3: too large a hand)."""
+        return self.outs.call(counts, self.A)
 
     def values(self, hands: np.ndarray) -> np.ndarray:
         """:meth:`value` of every row of ``hands`` ((n, 53) uint8), -1 where not certified."""
