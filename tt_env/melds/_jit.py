@@ -1534,14 +1534,19 @@ def _tables(A):
 MAX_HAND = 30  # the largest hand min_penalty takes (MAX_HAND_CARDS): beyond it, -3
 
 
+@njit(cache=True, inline="always")
+def _too_big(counts):
+    cards = 0
+    for k in range(53):
+        cards += counts[k]
+    return cards > MAX_HAND
+
+
 @njit(cache=True)
 def evaluate_packed(counts, A, lex):
     """:func:`evaluate` with the configuration's arrays packed in ``A``; -3 for a hand of more
     than :data:`MAX_HAND` cards (the Python side says why)."""
-    cards = 0
-    for k in range(53):
-        cards += counts[k]
-    if cards > MAX_HAND:
+    if _too_big(counts):
         return -3
     par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
     return evaluate(counts, A[A_W], par, TT, mkeys, mv, mdw, ws, wr, lex)
@@ -1586,10 +1591,7 @@ def go_out_packed(counts, A):
     ``k`` keeps at least ``V - pen(k)`` (an arrangement of the rest, with ``k`` added back as
     deadwood, is one of the hand), so when ``V`` exceeds the penalty of every card held, no
     discard goes out. Otherwise every discard is valued (:func:`discard_values`)."""
-    cards = 0
-    for k in range(53):
-        cards += counts[k]
-    if cards > MAX_HAND:
+    if _too_big(counts):
         return -3
     par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
     w = A[A_W]
