@@ -68,8 +68,22 @@ def free_port() -> int:
 
 
 # ---------------------------------------------------------------------------------- tt-arena
-def test_ray_plays_the_games_of_the_pool_exactly(local_ray, tmp_path):
-    """The same per-game results and statistics as --workers 1 and --workers 2."""
+class CountingBar:
+    """A progress bar that counts the games it is told of."""
+
+    def __init__(self) -> None:
+        self.games = 0
+
+    def update(self, n: int = 1) -> None:
+        self.games += n
+
+    def close(self) -> None:
+        pass
+
+
+def test_ray_plays_the_games_of_the_pool_exactly(local_ray, tmp_path, monkeypatch):
+    """The same per-game results and statistics as --workers 1 and --workers 2; the progress
+    bar hears of every game."""
     outputs = {}
     for name, extra in (
         ("one", ["--workers", "1"]),
@@ -77,7 +91,10 @@ def test_ray_plays_the_games_of_the_pool_exactly(local_ray, tmp_path):
         ("ray", ["--ray"]),
     ):
         outputs[name] = tmp_path / f"{name}.json"
+        bar = CountingBar()
+        monkeypatch.setattr(arena, "_progress_bar", lambda total, enabled, bar=bar: bar)
         assert arena.main([*SHORT, *extra, "--json", str(outputs[name])]) == 0
+        assert bar.games == 18
     one, two, on_ray = (comparable(outputs[n]) for n in ("one", "two", "ray"))
     assert len(on_ray["games"]) == 3 * 3 * 2  # deals x tables x rotations
     assert on_ray["games"] == one["games"] == two["games"]
@@ -117,6 +134,15 @@ def test_ctrl_c_on_ray_keeps_the_finished_games_and_resume_plays_the_rest(
     full = tmp_path / "full.json"
     assert arena.main([*many, "--workers", "1", "--json", str(full)]) == 0
     assert comparable(out)["games"] == comparable(full)["games"]
+
+
+def test_a_real_ctrl_c_stops_ray_quietly_and_keeps_the_games(tmp_path):
+    """SIGINT to the whole process group, as a terminal sends it: the driver and Ray's own
+    processes (a Ray instance of its own, started by tt-arena) get it."""
+    from test_faults import ctrl_c_the_group
+
+    args = ["greedy", "random", "--games", "5000", "--episode", "round", "--ray", "--workers", "2"]
+    ctrl_c_the_group(args, tmp_path / "r.json", 5000, after=20)
 
 
 def test_an_error_in_a_ray_task_is_the_agents_own(local_ray):
@@ -201,10 +227,35 @@ def test_rllib_env_pays_every_seat_its_rewards_in_a_turn_based_game():
         assert env.masked_actions == 0 and env.actions > 0
 
 
+def test_rllib_starts_from_the_weights_it_is_given(local_ray):
+    """The warm start's (or a model file's) weights reach the learner and the env runners."""
+    from tt_env.features import CardFeatures
+    from tt_env.network import CardNet, numpy_weights
+    from tt_env.rllib_training import POLICY, algorithm_config, module_weights
+    from tt_env.training import TrainConfig, net_kwargs_for
+
+    config = TrainConfig(
+        backend="rllib", env_runners=0, n_envs=1, n_steps=32, batch_size=32, opponents="random"
+    )
+    config.card_hidden, config.trunk_hidden = 8, 16
+    features = CardFeatures(config.make_rules())
+    net_kwargs = net_kwargs_for(config, features)
+    weights = numpy_weights(CardNet(**net_kwargs))
+    algo = algorithm_config(config, net_kwargs, weights).build_algo()
+    try:
+        learner = module_weights(algo.learner_group.get_weights([POLICY])[POLICY])
+        sampler = module_weights(algo.get_module(POLICY).state_dict())
+    finally:
+        algo.stop()
+    for got in (learner, sampler):
+        assert sorted(got) == sorted(weights)
+        assert all(np.array_equal(got[k], weights[k]) for k in weights)
+
+
 def test_rllib_backend_trains_and_the_model_plays(local_ray, tmp_path):
-    """A few PPO iterations with 2 env runners on the local Ray instance, in self-play and
-    against greedy: no masked action is ever taken, the weights move, and tt-arena plays the
-    model file with numpy."""
+    """A warm start, then a few PPO iterations with 2 env runners on the local Ray instance, in
+    self-play and against greedy: no masked action is ever taken, the weights move from the
+    warm start's, and tt-arena plays the model file with numpy."""
     from tt_env.agents.learned import LearnedAgent
     from tt_env.model import read_model_file
     from tt_env.training import main
@@ -229,7 +280,13 @@ def test_rllib_backend_trains_and_the_model_plays(local_ray, tmp_path):
             "--opponents",
             "greedy=1,self=1",
             "--bc-teacher",
-            "none",
+            "greedy",
+            "--bc-samples",
+            "200",
+            "--bc-epochs",
+            "1",
+            "--bc-opponents",
+            "random",
             "--eval-every",
             "100000",
             "--eval-games",
@@ -251,9 +308,13 @@ def test_rllib_backend_trains_and_the_model_plays(local_ray, tmp_path):
     )
     assert status == 0
     metadata, weights = read_model_file(run / "model.npz")
-    assert metadata["training"]["algorithm"].startswith("PPO (RLlib ")
+    assert metadata["training"]["algorithm"].startswith(
+        "behaviour cloning of greedy, then PPO (RLlib "
+    )
     assert metadata["training"]["timesteps"] >= 512
     _, start = read_model_file(run / "eval" / "step_000000000.npz")  # before any update
+    _, cloned = read_model_file(run / "bc.npz")  # the warm start, where PPO began
+    assert all(np.array_equal(start[k], cloned[k]) for k in weights)
     assert any(not np.array_equal(weights[k], start[k]) for k in weights)
     state = json.loads((run / "state.json").read_text())
     assert state["timesteps"] >= 512
