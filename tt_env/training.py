@@ -426,7 +426,6 @@ def check_run(config: TrainConfig, resume_dir: str | os.PathLike | None = None) 
 
     rules = config.make_rules()
     n = rules.num_players
-    _check_backend(config, resume_dir)
     pools = [("opponents", config.opponents)]
     from .agents import split_specs
 
@@ -447,6 +446,7 @@ def check_run(config: TrainConfig, resume_dir: str | os.PathLike | None = None) 
         except ValueError as exc:
             raise ValueError(f"setting {setting}: {exc}") from None
         named += [(setting, name) for name in pool if name not in (LEAGUE, SELF)]
+    _check_backend(config, resume_dir)  # the pools parse: what may they hold?
     for setting, spec in dict.fromkeys(named):
         try:
             make_agent(spec, n, rules, 0)
@@ -468,6 +468,11 @@ def _check_backend(config: TrainConfig, resume_dir: str | os.PathLike | None) ->
     """The settings that only one backend has (:mod:`tt_env.rllib_training` says what the
     rllib backend takes), and Ray for the rllib backend: :class:`ValueError` naming the first."""
     pool = parse_pool(config.opponents)
+    if SELF in parse_pool(config.bc_opponents) and config.bc_teacher.strip().lower() not in (
+        "",
+        "none",
+    ):
+        raise ValueError(f"setting bc_opponents: {SELF} has no policy to play before training")
     if config.backend == "sb3":
         if SELF in pool:
             raise ValueError(
@@ -491,11 +496,6 @@ def _check_backend(config: TrainConfig, resume_dir: str | os.PathLike | None) ->
     for bad, message in refused:
         if bad:
             raise ValueError(f"{message} (backend = 'rllib')")
-    if SELF in parse_pool(config.bc_opponents) and config.bc_teacher.strip().lower() not in (
-        "",
-        "none",
-    ):
-        raise ValueError(f"setting bc_opponents: {SELF} has no policy to play before training")
     try:
         check_ray(config.ray_address, "backend = 'rllib'", "setting ray_address")
     except RayError as exc:
