@@ -66,6 +66,22 @@ def rate(model, steps: int) -> float:
     return steps / (time.perf_counter() - start)
 
 
+def maskable_ppo(config: TrainConfig, env) -> MaskablePPO:
+    """MaskablePPO with tt-train's CardNet policy and ``config``'s rollout and update sizes."""
+    features = CardFeatures(config.make_rules(), lookahead=config.lookahead)
+    return MaskablePPO(
+        CardPolicy,
+        env,
+        policy_kwargs={"net_kwargs": net_kwargs_for(config, features)},
+        n_steps=config.n_steps,
+        batch_size=config.batch_size,
+        n_epochs=config.n_epochs,
+        verbose=0,
+        seed=0,
+        device="cpu",
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=8192, help="timed PPO steps per figure")
@@ -83,28 +99,18 @@ def main() -> None:
         batch_size=512,
         n_epochs=4,
     )
-    rules = config.make_rules()
-    features = CardFeatures(rules, lookahead=config.lookahead)
-    kwargs = dict(
-        policy_kwargs={"net_kwargs": net_kwargs_for(config, features)},
-        n_steps=config.n_steps,
-        batch_size=config.batch_size,
-        n_epochs=config.n_epochs,
-        verbose=0,
-        seed=0,
-        device="cpu",
-    )
+    features = CardFeatures(config.make_rules(), lookahead=config.lookahead)
     print(
         f"MaskablePPO, CardNet, {args.n_envs} env(s) ({args.vec_env}), n_steps "
         f"{args.n_steps}, batch 512, 4 epochs, torch threads 1; {_kernel.status()}"
     )
     real_env = make_vec_env(config, seed=0, league_dir=None)
-    real = rate(MaskablePPO(CardPolicy, real_env, **kwargs), args.steps)
+    real = rate(maskable_ppo(config, real_env), args.steps)
     real_env.close()
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     trivial_env = DummyVecEnv([lambda: TrivialEnv(features.size)] * args.n_envs)
-    trivial = rate(MaskablePPO(CardPolicy, trivial_env, **kwargs), args.steps)
+    trivial = rate(maskable_ppo(config, trivial_env), args.steps)
     print(f"{'training env (' + args.opponents + ' opponents)':44}{real:>10,.0f} steps/s")
     print(f"{'trivial env, same spaces':44}{trivial:>10,.0f} steps/s")
     print(f"environment side of a training step: {100 * (1 - real / trivial):.0f}%")

@@ -146,25 +146,11 @@ def test_resume_refuses_games_of_another_tournament(tmp_path, capsys):
     assert "is not a game of this tournament" in capsys.readouterr().err
 
 
-def test_a_real_ctrl_c_stops_the_workers_quietly_and_keeps_the_games(tmp_path):
-    """SIGINT to the whole process group, as a terminal sends it, with two worker processes."""
-    out = tmp_path / "r.json"
-    cmd = [
-        sys.executable,
-        "-m",
-        "tt_env.arena",
-        "greedy",
-        "random",
-        "--games",
-        "100000",
-        "--episode",
-        "round",
-        "--workers",
-        "2",
-        "--quiet",
-        "--json",
-        str(out),
-    ]
+def ctrl_c_the_group(args: list[str], out: Path, deals: int, after: float) -> None:
+    """Run ``tt-arena ARGS --quiet --json OUT``, send SIGINT to its whole process group after
+    ``after`` seconds, as a terminal does, and check that it stops quietly, keeping the
+    finished games of the tournament of ``deals`` deals."""
+    cmd = [sys.executable, "-m", "tt_env.arena", *args, "--quiet", "--json", str(out)]
     proc = subprocess.Popen(
         cmd,
         cwd=ROOT,
@@ -173,15 +159,21 @@ def test_a_real_ctrl_c_stops_the_workers_quietly_and_keeps_the_games(tmp_path):
         text=True,
         start_new_session=True,
     )
-    time.sleep(8)
+    time.sleep(after)
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err
     if out.exists():  # some games finished (they always do, unless the machine crawls)
         settings, games = arena.load_results(out)
-        assert games and settings["games"] == 100000
+        assert games and settings["games"] == deals
         assert f"tt-arena --resume {out}" in err
+
+
+def test_a_real_ctrl_c_stops_the_workers_quietly_and_keeps_the_games(tmp_path):
+    """SIGINT to the whole process group, as a terminal sends it, with two worker processes."""
+    args = ["greedy", "random", "--games", "100000", "--episode", "round", "--workers", "2"]
+    ctrl_c_the_group(args, tmp_path / "r.json", 100000, after=8)
 
 
 # ---------------------------------------------------------------------------------- tt-train

@@ -476,6 +476,96 @@ def _play_in_worker(matches: Sequence[Match]) -> list[GameResult]:
     return [_WORKER.play(match) for match in matches]
 
 
+# ---------------------------------------------------------------------------------- on Ray
+RAY_MAX_GAMES_PER_TASK = 16
+"""Most games one Ray task plays. A task costs about a millisecond of Ray's own work (scheduling,
+moving its arguments and result; more across a network), a whole game with the built-in agents
+tens to hundreds of milliseconds: a few games per task make that cost vanish, while enough tasks
+remain for every CPU to stay busy to the end (:func:`ray_games_per_task`), and a Ctrl-C loses
+at most one task's games per CPU. ``benchmarks/bench_ray.py`` measures it."""
+
+_RAY_RUNNER: tuple[str, _Runner] | None = None  # this Ray worker's runner, kept between tasks
+
+
+def ray_games_per_task(games: int, cpus: int) -> int:
+    """Games per Ray task: about 4 tasks per CPU, between 1 and :data:`RAY_MAX_GAMES_PER_TASK`."""
+    return max(1, min(RAY_MAX_GAMES_PER_TASK, games // (4 * max(1, cpus))))
+
+
+def _play_on_ray_worker(setup: tuple, matches: Sequence[Match]) -> list[GameResult]:
+    """A Ray task: play ``matches`` with a :class:`_Runner` kept in the worker process between
+    tasks of the same tournament, the very job of a pool worker (:func:`_play_in_worker`)."""
+    global _RAY_RUNNER
+    specs, rules, episode, replays = setup
+    key = json.dumps([list(specs), rules.to_dict(), episode, replays])
+    if _RAY_RUNNER is None or _RAY_RUNNER[0] != key:
+        _RAY_RUNNER = (key, _Runner(specs, rules, episode, replays))
+    runner = _RAY_RUNNER[1]
+    return [runner.play(match) for match in matches]
+
+
+def _cancel(ray: Any, refs: list[Any]) -> None:
+    """Cancel the tasks still running (after Ctrl-C or a failed game), and take the results of
+    those that ended meanwhile: Ray prints an "unhandled error" for each failed task whose
+    result nobody took."""
+    for ref in refs:
+        ray.cancel(ref)
+    ended, _ = ray.wait(refs, num_returns=len(refs), timeout=0) if refs else ([], [])
+    for ref in ended:
+        try:
+            ray.get(ref, timeout=0)
+        except Exception:  # noqa: S110 - the result of a task given up on
+            pass
+
+
+def _play_on_ray(
+    matches: Sequence[Match],
+    setup: tuple,
+    address: str,
+    workers: int,
+    results: list[GameResult],
+    bar: Any,
+) -> int:
+    """Play ``matches`` as Ray tasks, appending each finished task's games to ``results``;
+    returns the number of CPUs they ran on. ``address``: see :func:`tt_env._ray.ray_session`
+    (a local instance gets ``workers`` CPUs, a cluster is used whole). Ctrl-C cancels the tasks
+    still running and raises KeyboardInterrupt, the finished games kept in ``results``."""
+    from ._ray import RayError, ray_session, task_error_cause
+
+    try:
+        with ray_session(address, workers, "tt-arena --ray") as ray:
+            cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+            play = ray.remote(num_cpus=1, max_retries=0)(_play_on_ray_worker)
+            setup_ref = ray.put(setup)
+            size = ray_games_per_task(len(matches), cpus)
+            waiting = [matches[i : i + size] for i in range(0, len(matches), size)][::-1]
+            running: dict[Any, int] = {}
+            with _CtrlC() as ctrl_c:
+                try:
+                    while waiting or running:
+                        # Two tasks per CPU in flight: each CPU has its next task at hand,
+                        # and a Ctrl-C has little to cancel.
+                        while waiting and len(running) < 2 * cpus:
+                            chunk = waiting.pop()
+                            running[play.remote(setup_ref, chunk)] = len(chunk)
+                        if ctrl_c.pressed.is_set():
+                            raise KeyboardInterrupt
+                        done, _ = ray.wait(list(running), num_returns=1, timeout=0.1)
+                        for ref in done:
+                            del running[ref]
+                            try:
+                                finished = ray.get(ref)
+                            except ray.exceptions.RayTaskError as exc:
+                                raise task_error_cause(exc) from None
+                            results.extend(finished)
+                            bar.update(len(finished))
+                finally:
+                    _cancel(ray, list(running))
+            return cpus
+    except RayError as exc:
+        raise ArenaError(str(exc)) from None
+
+
 # ---------------------------------------------------------------------------------- results
 @dataclass(frozen=True)
 class AgentStats:
@@ -1077,6 +1167,7 @@ def run_tournament(
     done: Sequence[GameResult] = (),
     elapsed_before: float = 0.0,
     replays: str | os.PathLike | None = None,
+    ray_address: str | None = None,
 ) -> TournamentResult:
     """Play a duplicate tournament and compute its statistics (see the module docstring).
 
@@ -1089,7 +1180,12 @@ def run_tournament(
     an interrupted run of the same tournament, :func:`load_results`): only the others are
     played. Ctrl-C raises :class:`TournamentInterrupted` with the games finished so far.
     ``replays``: a directory (made if missing) where every game played writes its record and its
-    replay page (:func:`replay_name`; :func:`tt_env.replay.write_tournament_index` links them).
+    replay page (:func:`replay_name`; :func:`tt_env.replay.write_tournament_index` links them;
+    on Ray, a directory every node can reach).
+    ``ray_address``: play the games as Ray tasks (extra ``ray``) instead of in a process pool,
+    with the same results: ``"local"`` starts a Ray instance of ``workers`` CPUs on this
+    machine; ``"auto"``, ``"host:port"`` or ``"ray://host:port"`` uses a running cluster whole
+    (and a Ray instance this process has already initialised is used as it is).
     """
     specs = [str(s) for s in agent_specs]
     if seats is None:
@@ -1125,7 +1221,10 @@ def run_tournament(
     start = time.perf_counter()
     interrupted = False
     try:
-        if workers == 1 or not matches:
+        if ray_address is not None and matches:
+            setup = (specs, rules, episode, None if replays is None else str(replays))
+            workers = _play_on_ray(matches, setup, ray_address, workers, results, bar)
+        elif workers == 1 or not matches:
             runner = _Runner(specs, rules, episode, replays)
             for match in matches:
                 results.append(runner.play(match))
@@ -1271,7 +1370,18 @@ def build_parser() -> argparse.ArgumentParser:
         "-j",
         type=non_negative_int,
         default=0,
-        help="processes; 0 = one per CPU core (default); results do not depend on it",
+        help="processes; 0 = one per CPU core (default); with --ray: the CPUs of a local Ray "
+        "instance; results do not depend on it",
+    )
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="ADDRESS",
+        help="play the games as Ray tasks (extra ray), with the same results: alone, on a local "
+        "Ray instance; 'auto', host:port or ray://host:port: on that cluster, all its CPUs "
+        "(give the agents before --ray)",
     )
     parser.add_argument(
         "--episode",
@@ -1319,6 +1429,7 @@ class _Plan:
     seed: int = 0
     episode: str = "game"
     workers: int = 1
+    ray_address: str | None = None  # --ray: play on Ray (see run_tournament)
     done: list[GameResult] = field(default_factory=list)  # games of an interrupted run
     elapsed_before: float = 0.0
     json_path: str | None = None
@@ -1347,6 +1458,15 @@ def _plan(args: argparse.Namespace) -> _Plan:
             "such as 'greedy,counting' (or none for the default run)"
         )
     plan.workers = args.workers if args.workers > 0 else max(1, os.cpu_count() or 1)
+    if args.ray is not None:  # before anything else: no game is played without Ray
+        from ._ray import RayError, check_ray
+
+        try:
+            plan.ray_address = check_ray(
+                args.ray, "--ray", "--ray", " (the agents go before --ray)"
+            )
+        except RayError as exc:
+            raise ArenaError(str(exc)) from None
     plan.json_path = args.json
     if args.resume:
         settings_given = [
@@ -1365,7 +1485,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
             raise ArenaError(
                 f"--resume plays on with the agents and settings of "
                 f"{args.resume}; do not give {', '.join(settings_given)} (only "
-                "--games to add deals, --workers and the output options)"
+                "--games to add deals, --workers, --ray and the output options)"
             )
         settings, plan.done = load_results(args.resume)
         plan.specs, plan.seats = settings["agents"], settings["seats"]
@@ -1482,6 +1602,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             done=plan.done,
             elapsed_before=plan.elapsed_before,
             replays=plan.replays,
+            ray_address=plan.ray_address,
         )
     except (ArenaError, ValueError, ImportError, FileNotFoundError) as exc:
         print(f"tt-arena: error: {one_line(exc)}", file=sys.stderr)

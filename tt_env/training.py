@@ -93,6 +93,7 @@ from .rules import FIELD_NAMES, Rules
 
 BUILTIN_OPPONENTS = ("random", "greedy", "counting")
 LEAGUE = "league"
+SELF = "self"  # backend "rllib": a seat played by the learning policy (self-play)
 
 
 # ---------------------------------------------------------------------------------- config
@@ -200,6 +201,15 @@ class TrainConfig:
     """show a progress bar"""
     threads: int = 1
     """torch threads (more rarely helps with these small networks)"""
+    backend: str = "sb3"
+    """"sb3": MaskablePPO (sb3-contrib) here and in env processes; "rllib": RLlib's PPO on Ray
+    (extra ray), its env runners in parallel processes or on a cluster (tt_env.rllib_training)"""
+    env_runners: int = 2
+    """backend "rllib": RLlib env runners, each a process sampling n_envs environments (0: sample
+    in the learner's process)"""
+    ray_address: str = "local"
+    """backend "rllib": "local" (a Ray instance on this machine, one CPU per env runner), "auto",
+    host:port or ray://host:port (a running cluster: ray start --head)"""
 
     def __post_init__(self) -> None:
         self.validate()
@@ -285,6 +295,7 @@ _RANGES: dict[str, tuple[float | None, float | None]] = {
     "eval_seed": (0, None),
     "eval_workers": (0, None),
     "threads": (1, None),
+    "env_runners": (0, None),
 }
 _POSITIVE = {"reward_scale", "learning_rate", "clip_range", "max_grad_norm", "bc_lr"}
 _CHOICES = {
@@ -293,6 +304,7 @@ _CHOICES = {
     "vec_env": ("subproc", "dummy"),
     "eval_episode": ("game", "round"),
     "final_model": ("best", "last"),
+    "backend": ("sb3", "rllib"),
 }
 
 
@@ -433,7 +445,8 @@ def check_run(config: TrainConfig, resume_dir: str | os.PathLike | None = None) 
             pool = parse_pool(text)
         except ValueError as exc:
             raise ValueError(f"setting {setting}: {exc}") from None
-        named += [(setting, name) for name in pool if name != LEAGUE]
+        named += [(setting, name) for name in pool if name not in (LEAGUE, SELF)]
+    _check_backend(config, resume_dir)  # the pools parse: what may they hold?
     for setting, spec in dict.fromkeys(named):
         try:
             make_agent(spec, n, rules, 0)
@@ -449,6 +462,44 @@ def check_run(config: TrainConfig, resume_dir: str | os.PathLike | None = None) 
     if config.output:
         _check_can_create(Path(config.output), f"output {config.output}")
     return rules
+
+
+def _check_backend(config: TrainConfig, resume_dir: str | os.PathLike | None) -> None:
+    """The settings that only one backend has (:mod:`tt_env.rllib_training` says what the
+    rllib backend takes), and Ray for the rllib backend: :class:`ValueError` naming the first."""
+    pool = parse_pool(config.opponents)
+    if SELF in parse_pool(config.bc_opponents) and config.bc_teacher.strip().lower() not in (
+        "",
+        "none",
+    ):
+        raise ValueError(f"setting bc_opponents: {SELF} has no policy to play before training")
+    if config.backend == "sb3":
+        if SELF in pool:
+            raise ValueError(
+                f"setting opponents: {SELF} (the learning policy itself in a seat) needs "
+                f"backend = 'rllib'; the sb3 backend plays its own snapshots as {LEAGUE}"
+            )
+        return
+    from ._ray import RayError, check_ray
+
+    refused = [
+        (resume_dir is not None, "--resume: the rllib backend starts runs afresh"),
+        (bool(config.baseline.strip()), "setting baseline: duplicate deals are the sb3 backend's"),
+        (
+            LEAGUE in pool,
+            f"setting opponents: {LEAGUE} (snapshots on this machine's disk) is the sb3 "
+            f"backend's; the rllib backend plays the learning policy itself as {SELF}, e.g. "
+            f"'counting=0.4,greedy=0.3,{SELF}=0.3'",
+        ),
+        (config.target_kl > 0, "setting target_kl: the rllib backend never stops an update early"),
+    ]
+    for bad, message in refused:
+        if bad:
+            raise ValueError(f"{message} (backend = 'rllib')")
+    try:
+        check_ray(config.ray_address, "backend = 'rllib'", "setting ray_address")
+    except RayError as exc:
+        raise ValueError(str(exc)) from None
 
 
 def _check_can_create(path: Path, what: str) -> None:
@@ -1284,9 +1335,13 @@ class Trainer:
             },
         )
 
+    def network(self, model) -> CardNet:
+        """The torch network that ``model`` trains."""
+        return model.policy.mlp_extractor.net
+
     def export(self, model, path: Path) -> Path:
         return save_model(
-            path, numpy_weights(model.policy.mlp_extractor.net), self.metadata(model.num_timesteps)
+            path, numpy_weights(self.network(model)), self.metadata(model.num_timesteps)
         )
 
     def _bc_on(self) -> bool:
@@ -1391,10 +1446,9 @@ class Trainer:
     def warm_start(self, model) -> None:
         c = self.config
         t0 = time.perf_counter()
-        net = model.policy.mlp_extractor.net
+        net = self.network(model)
         if c.bc_data.strip():
-            width = int(model.observation_space.shape[0])
-            data = load_teacher_data(c.bc_data, width, int(model.action_space.n))
+            data = load_teacher_data(c.bc_data, self.features.size, NUM_ACTIONS)
             self.log(f"behaviour cloning: {len(data['action']):,} decisions from {c.bc_data}")
         else:
             # the teacher's games run in parallel processes (whatever the PPO environments use)
@@ -1526,6 +1580,16 @@ class Trainer:
             env.close()
         self._state["wall_time"] = self.wall_time()
         self.files.save_state(self._state)
+        self.finish(final)
+        self.log(
+            f"done: {model.num_timesteps:,} steps, {self.wall_time() / 60:.1f} min "
+            f"in total; model {final}"
+        )
+        return final
+
+    def finish(self, final: Path) -> None:
+        """The learning curve, and the model copied to ``output``."""
+        c = self.config
         try:
             plot_run(self.files.root)
         except Exception as exc:  # a plot is a convenience; never lose a run to it
@@ -1539,11 +1603,6 @@ class Trainer:
             Path(c.output).parent.mkdir(parents=True, exist_ok=True)
             _copy_atomically(source, Path(c.output))
             self.log(f"copied {source.name} to {c.output}")
-        self.log(
-            f"done: {model.num_timesteps:,} steps, {self.wall_time() / 60:.1f} min "
-            f"in total; model {final}"
-        )
-        return final
 
 
 def _copy_atomically(source: Path, target: Path) -> None:
@@ -1565,6 +1624,10 @@ def train(config: TrainConfig, command: str = "", resume_dir: str | None = None)
                 f"run {root} exists already: resume it with --resume {root}, or "
                 "choose another --run-name"
             )
+    if config.backend == "rllib":
+        from .rllib_training import RLlibTrainer
+
+        return RLlibTrainer(config, root, command or "tt-train", False).run()
     return Trainer(config, root, command or "tt-train", resume_dir is not None).run()
 
 
@@ -1685,6 +1748,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     command = "tt-train " + shlex.join(argv) if argv else "tt-train"
+    config = None
     try:
         if args.resume:
             saved = Path(args.resume) / "config.toml"
@@ -1709,9 +1773,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tt-train: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(
-            "tt-train: interrupted; continue with --resume and the run directory", file=sys.stderr
-        )
+        if config is not None and config.backend == "rllib":
+            print("tt-train: interrupted; the model so far is the run's model.npz", file=sys.stderr)
+        else:
+            print(
+                "tt-train: interrupted; continue with --resume and the run directory",
+                file=sys.stderr,
+            )
         return 130
     return 0
 
