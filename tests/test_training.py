@@ -431,3 +431,37 @@ def test_duplicate_deal_run_saves_resumes_and_plays(tmp_path):
         episode="round",
     )
     assert len(result.results) == 3 and agent.num_players == 3
+
+
+def test_distill_curve_refits_cuts_of_the_teacher_data_and_draws_them(tmp_path):
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "training" / "distill_curve.py"
+    spec = importlib.util.spec_from_file_location("distill_curve", path)
+    curve = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(curve)
+    # The cut takes the first decisions of each process's part.
+    data = tmp_path / "data.npz"
+    n = 10
+    np.savez(
+        data,
+        x=np.arange(n * 2, dtype=np.float32).reshape(n, 2),
+        mask=np.ones((n, 3), bool),
+        action=np.arange(n),
+        **{"return": np.zeros(n, np.float32)},
+    )
+    curve.cut(data, 4, 2, tmp_path / "cut.npz")
+    with np.load(tmp_path / "cut.npz") as f:
+        assert f["action"].tolist() == [0, 1, 5, 6]
+    # End to end on a tiny run: one cut and the whole, each evaluated, then the picture.
+    config = tiny_config(
+        tmp_path, total_timesteps=0, eval_every=512, eval_games=1, eval_opponents="random"
+    )
+    run = train(config, command="x").parent
+    out = tmp_path / "curve.png"
+    assert curve.main([str(run), "--sizes", "100", "--eval-games", "1", "--output", str(out)]) == 0
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    fitted = sorted(p.name for p in (run / "curve").glob("n*") if p.is_dir())
+    total = json.loads((run / "state.json").read_text())["bc"]["samples"]
+    assert fitted == sorted([f"n{total}", "n100"])
+    assert json.loads((run / "curve" / "n100" / "state.json").read_text())["bc"]["samples"] == 100
