@@ -96,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     ax.axhline(0, color="grey", lw=1, ls="--", label="level with the opponents")
     ax.set_xscale("log")
     ax.set_xticks(x, [f"{v // 1000}k" for v in x])
+    ax.set_xticks([], minor=True)  # no log-scale minor labels between the points
     ax.set_xlabel("teacher decisions fitted")
     ax.set_ylabel("score less the opponents', per game")
     ax.set_title(f"{args.run.name}: distillation, {args.eval_games} duplicate deals per point")
