@@ -3,9 +3,10 @@ decisions, each fit evaluated against the run's evaluation opponents.
 
 A behaviour-cloning run keeps its teacher's decisions (``bc_data.npz``). This script cuts the
 first N decisions of each collecting process out of them (the file holds the processes' parts
-one after another), refits the run's config on each cut with ``tt-train --bc-data``
-(``--total-timesteps 0``: the warm start alone), and draws the evaluations against the number of
-decisions, with their 95% intervals, as a PNG::
+one after another, each about ``bc_samples / processes`` long: a process finishes its last
+episode, so a boundary may be off by a few decisions), refits the run's config on each cut
+with ``tt-train --bc-data`` (``--total-timesteps 0``: the warm start alone), and draws the
+evaluations against the number of decisions, with their 95% intervals, as a PNG::
 
     python training/distill_curve.py runs/<run> --sizes 15000,30000,60000 --eval-games 300 \\
         --output models/distilled_4p_standard_curve.png
@@ -30,7 +31,8 @@ KEYS = ("x", "mask", "action", "return")
 
 
 def cut(data_file: Path, size: int, processes: int, out: Path) -> None:
-    """The first ``size // processes`` decisions of each process's part of ``data_file``."""
+    """The first ``size // processes`` decisions of each of ``processes`` equal slices of
+    ``data_file`` (the processes' parts, up to the few decisions by which they differ)."""
     with np.load(data_file, allow_pickle=False) as f:
         data = {k: f[k] for k in KEYS}
     n = len(data["action"])
@@ -65,11 +67,15 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     with np.load(data, allow_pickle=False) as f:
         total = len(f["action"])
+    if any(not 0 < size < total for size in sizes):
+        parser.error(
+            f"--sizes: each cut must hold 1 to {total - 1:,} decisions (the run has {total:,})"
+        )
     if not args.plot_only:
         fits.mkdir(exist_ok=True)
         for size in [*sizes, total]:
             source = data
-            if size < total:
+            if size != total:
                 source = fits / f"bc_{size}.npz"
                 cut(data, size, args.processes, source)
             command = [
@@ -81,8 +87,10 @@ def main(argv: list[str] | None = None) -> int:
             ]  # fmt: skip
             print(" ".join(command), flush=True)
             subprocess.run(command, check=True)
-    points = sorted(evaluation(p) for p in fits.glob("n*") if (p / "evaluations.csv").is_file())
-    points.sort(key=lambda p: p[3])
+    points = sorted(
+        (evaluation(p) for p in fits.glob("n*") if (p / "evaluations.csv").is_file()),
+        key=lambda point: point[3],
+    )
     import matplotlib
 
     matplotlib.use("Agg")
