@@ -176,6 +176,34 @@ def test_a_real_ctrl_c_stops_the_workers_quietly_and_keeps_the_games(tmp_path):
     ctrl_c_the_group(args, tmp_path / "r.json", 100000, after=8)
 
 
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="no signal masks here")
+def test_a_ctrl_c_while_the_workers_start_is_kept_and_the_workers_live_through_it():
+    """A press in the milliseconds when the pool starts its workers reaches the tournament's
+    handler when they are started (an earlier version ignored SIGINT there and lost it: the
+    tournament ran on), and the workers, pressed too as they start, live and play."""
+    import multiprocessing
+
+    spawn = multiprocessing.get_context("spawn")
+
+    class PressedWhileStarting:  # a spawn context that presses Ctrl-C as the workers start
+        def Pool(self, *args, **kwargs):  # noqa: N802 - multiprocessing's name
+            signal.raise_signal(signal.SIGINT)
+            pool = spawn.Pool(*args, **kwargs)
+            for worker in multiprocessing.active_children():  # each one still starting
+                os.kill(worker.pid, signal.SIGINT)
+            return pool
+
+    setup = (["random", "random"], Rules(num_players=2), "round")
+    with arena._CtrlC() as ctrl_c:
+        with arena._pool_ignoring_ctrl_c(PressedWhileStarting(), 2, setup) as pool:
+            assert ctrl_c.pressed.is_set(), "the Ctrl-C was lost"
+            before = {worker.pid for worker in multiprocessing.active_children()}
+            matches = arena.schedule(2, 2, 2, seed=3)
+            played = pool.map(arena._play_in_worker, [[m] for m in matches])
+            assert [r[0].key for r in played] == [m.key for m in matches]
+            assert {worker.pid for worker in multiprocessing.active_children()} == before
+
+
 # ---------------------------------------------------------------------------------- tt-train
 def progress_keys(root: Path, name: str, key: str) -> list[tuple[str, str]]:
     with (root / name).open(newline="") as fh:

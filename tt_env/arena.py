@@ -203,18 +203,34 @@ def mean_ci(values: Iterable[float], confidence: float = CONFIDENCE) -> Estimate
 # ---------------------------------------------------------------------------------- schedule
 @dataclass(frozen=True)
 class Match:
-    """One game to play: its coordinates, the agent (index) in each seat and the seeds."""
+    """One game to play: its coordinates, the agent (index) in each seat, and the tournament's
+    seed, from which the game's seeds are derived when it is played (deriving them costs tens
+    of microseconds each: a schedule of 100,000 deals took seconds when it derived them all
+    before the first game)."""
 
     deal: int
     table: int
     rotation: int
-    env_seed: int
     seats: tuple[int, ...]  # agent index per seat
-    agent_seeds: tuple[int, ...]  # per seat
+    seed: int  # the tournament's
 
     @property
     def key(self) -> tuple[int, int, int]:
         return (self.deal, self.table, self.rotation)
+
+    @property
+    def env_seed(self) -> int:
+        """The environment's ``reset`` seed: the deal's (:func:`deal_seed`), shared by every
+        table and rotation of it."""
+        return deal_seed(self.seed, self.deal)
+
+    @property
+    def agent_seeds(self) -> tuple[int, ...]:
+        """The seed of the agent in each seat."""
+        return tuple(
+            _derive_seed(self.seed, 1, self.deal, self.table, self.rotation, s)
+            for s in range(len(self.seats))
+        )
 
 
 def _derive_seed(*words: int) -> int:
@@ -246,13 +262,14 @@ def schedule(num_agents: int, seats: int, games: int, seed: int) -> list[Match]:
         raise ArenaError(f"games must be at least 1, got {games}")
     matches = []
     tables = tables_for(num_agents, seats)
+    orders = [
+        [tuple(table[(s + r) % seats] for s in range(seats)) for r in range(seats)]
+        for table in tables
+    ]
     for deal in range(games):
-        env_seed = deal_seed(seed, deal)
-        for t, table in enumerate(tables):
-            for r in range(seats):
-                order = tuple(table[(s + r) % seats] for s in range(seats))
-                agent_seeds = tuple(_derive_seed(seed, 1, deal, t, r, s) for s in range(seats))
-                matches.append(Match(deal, t, r, env_seed, order, agent_seeds))
+        for t, rotations in enumerate(orders):
+            for r, order in enumerate(rotations):
+                matches.append(Match(deal, t, r, order, seed))
     return matches
 
 
@@ -421,22 +438,36 @@ def _init_worker(
     global _WORKER
     # Ctrl-C is the main process's to handle (it keeps the finished games and stops the pool);
     # a worker that took it too would die printing a traceback.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a press pending since the start is dropped
+    if hasattr(signal, "pthread_sigmask"):  # blocked by _pool_ignoring_ctrl_c; not passed on
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _WORKER = _Runner(specs, rules, episode, replays)
 
 
 def _pool_ignoring_ctrl_c(ctx, workers: int, initargs: tuple):
     """A pool whose workers ignore Ctrl-C from their first instruction: they are started while
-    this process ignores SIGINT (an ignored signal stays ignored in the new interpreter, which
-    then installs no KeyboardInterrupt handler), so a Ctrl-C during their start-up, before
-    :func:`_init_worker` runs, cannot kill one half-started and hang the pool."""
-    main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    this thread blocks SIGINT (the signal mask survives fork and exec), so a Ctrl-C during their
+    start-up stays pending in each of them until :func:`_init_worker` ignores it, and cannot kill
+    one half-started and hang the pool. In this process the press is not lost either: it is
+    delivered when the mask is lifted, to the handler of the :class:`_CtrlC` the caller has
+    entered. (Ignoring SIGINT around the start, as an earlier version did, dropped a press that
+    came in those milliseconds, and the tournament then ran on.) Where there is no signal mask
+    (Windows), the workers start as they would anyway and :func:`_init_worker` ignores Ctrl-C."""
+    block = threading.current_thread() is threading.main_thread() and hasattr(
+        signal, "pthread_sigmask"
+    )
+    if block:
+        # The pool's first process starts multiprocessing's resource tracker, and that start
+        # unblocks SIGINT when it is done: start it before SIGINT is blocked.
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if block else None
     try:
         return ctx.Pool(workers, initializer=_init_worker, initargs=initargs)
     finally:
-        if main:
-            signal.signal(signal.SIGINT, previous)
+        if block:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 class _CtrlC:
@@ -1233,16 +1264,15 @@ def run_tournament(
             ctx = multiprocessing.get_context("spawn")
             chunk = max(1, min(8, len(matches) // (workers * 8)))
             initargs = (specs, rules, episode, None if replays is None else str(replays))
-            with _pool_ignoring_ctrl_c(ctx, workers, initargs) as pool:
-                # Chunks are lists played by one task (not ``chunksize``, which hides the
-                # iterator whose ``next(timeout)`` lets a Ctrl-C be seen between two waits).
-                chunks = [matches[i : i + chunk] for i in range(0, len(matches), chunk)]
-                with _CtrlC() as ctrl_c:
-                    played = pool.imap_unordered(_play_in_worker, chunks)
-                    for _ in chunks:
-                        finished_chunk = _next_chunk(played, ctrl_c)
-                        results.extend(finished_chunk)
-                        bar.update(len(finished_chunk))
+            # Chunks are lists played by one task (not ``chunksize``, which hides the iterator
+            # whose ``next(timeout)`` lets a Ctrl-C be seen between two waits).
+            chunks = [matches[i : i + chunk] for i in range(0, len(matches), chunk)]
+            with _CtrlC() as ctrl_c, _pool_ignoring_ctrl_c(ctx, workers, initargs) as pool:
+                played = pool.imap_unordered(_play_in_worker, chunks)
+                for _ in chunks:
+                    finished_chunk = _next_chunk(played, ctrl_c)
+                    results.extend(finished_chunk)
+                    bar.update(len(finished_chunk))
     except KeyboardInterrupt:
         interrupted = True  # keep every finished game
     finally:
