@@ -16,7 +16,11 @@ best of ``--repeat`` passes.
   discard, for a 13-card hand (what an agent weighs before a draw);
 * ``solve``: the arrangement (melds, deadwood);
 * OpenSpiel: the same 14-card hands with no wild card (kings left out of the deck, kings
-  wild), its ``GinRummyUtils.min_deadwood`` beside ``min_penalty``; the values are compared.
+  wild), its ``GinRummyUtils.min_deadwood`` beside ``min_penalty``; the values are compared;
+* ``--then REV``: the solver of an earlier commit (by default ``4e39b0f``, the pure-Python
+  ``melds.py`` as the issue "Decisions in microseconds" found it), loaded from the git history
+  into this process and timed on the same hands beside today's, its values compared; skipped
+  outside a git checkout.
 
 The first lines give the compiled kernel's cold costs in a fresh process: importing numba and
 loading the compiled code from its on-disk cache (``--compile`` also times compiling it from
@@ -182,6 +186,93 @@ def openspiel_figures(hands: int, seed: int, repeat: int) -> None:
         print(f"  {label:44}{rate:>12,.0f}/s{rate / base:>8.2f}x")
 
 
+THEN = "4e39b0f"  # the last commit with the single-module, pure-Python solver (melds.py)
+
+
+def solver_at(rev: str):
+    """The ``melds`` and ``rules`` modules of commit ``rev``, loaded as the package
+    ``tt_env_at_<rev>`` (its ``cards``, ``rules`` and ``melds`` modules from the git history),
+    or a string saying why not."""
+    import importlib
+
+    root = Path(__file__).resolve().parents[1]
+    name = "tt_env_at_" + "".join(ch for ch in rev if ch.isalnum())
+    folder = Path(tempfile.mkdtemp()) / name
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    for module in ("cards", "rules", "melds"):
+        try:
+            text = subprocess.run(
+                ["git", "-C", str(root), "show", f"{rev}:tt_env/{module}.py"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        except (OSError, subprocess.CalledProcessError) as exc:
+            why = getattr(exc, "stderr", "") or str(exc)
+            return f"no tt_env/{module}.py at {rev} ({why.strip().splitlines()[-1]})"
+        (folder / f"{module}.py").write_text(text)
+    sys.path.insert(0, str(folder.parent))
+    try:
+        return importlib.import_module(f"{name}.melds"), importlib.import_module(f"{name}.rules")
+    finally:
+        sys.path.remove(str(folder.parent))
+
+
+def then_figures(rev: str, hands: int, seed: int, warmup: int, w: int, repeat: int) -> None:
+    """Today's solver (compiled) beside the solver of commit ``rev`` on the same hands."""
+    loaded = solver_at(rev)
+    if isinstance(loaded, str):
+        print(f"against {rev}: skipped: {loaded}")
+        return
+    then, then_rules = loaded
+    print(f"against the solver of {rev} (loaded from git into this process), same hands:")
+    for name, rules in CONFIGS.items():
+        if rules.max_wilds_per_meld is None:  # with a cap both answer in Python
+            old = then_rules.Rules(num_decks=rules.num_decks, jokers_per_deck=rules.jokers_per_deck)
+            then_config(name, rev, (melds, rules), (then, old), hands, seed, warmup, w, repeat)
+
+
+def then_config(name, rev, today, past, hands, seed, warmup, w, repeat) -> None:
+    """One configuration of :func:`then_figures`: ``today`` and ``past`` are (melds module,
+    its Rules), timed alternately on the same hands from cold result caches."""
+    rules = today[1]
+    hands14 = random_hands(rules, hands, 14, seed)
+    cards14 = [[k for k, c in enumerate(h) for _ in range(c)] for h in hands14]
+    quarter = hands14[: max(1, len(hands14) // 4)]
+    for module, r in (today, past):  # the per-rule tables of both, filled on other hands
+        for h in random_hands(rules, warmup, 14, seed + 1000):
+            module.min_penalty(h, w, r)
+        for h in hands14[:200]:
+            module.solve([k for k, c in enumerate(h) for _ in range(c)], w, r)
+            module.discard_penalties(h, w, r)
+    same = sum(
+        today[0].min_penalty(h, w, today[1]) == past[0].min_penalty(h, w, past[1]) for h in hands14
+    )
+
+    def rate(side, call, items) -> float:
+        module, r = side
+        best = 0.0
+        for _ in range(repeat):
+            module.clear_cache()
+            going_out.clear_cache()
+            start = time.perf_counter()
+            for item in items:
+                call(module, item, r)
+            best = max(best, len(items) / (time.perf_counter() - start))
+        return best
+
+    calls = [
+        ("min_penalty", lambda m, c, r: m.min_penalty(c, w, r), hands14),
+        ("discard_penalties (14 cards)", lambda m, c, r: m.discard_penalties(c, w, r), quarter),
+        ("solve", lambda m, h, r: m.solve(h, w, r), cards14),
+    ]
+    print(f"{name} (min_penalty values equal: {same}/{len(hands14)}):{'today':>14}{rev:>12}")
+    for label, call, items in calls:
+        now, then = rate(today, call, items), rate(past, call, items)
+        print(f"  {label:36}{now:>12,.0f}{then:>12,.0f}{now / then:>8.1f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=10000, help="hands per figure")
@@ -190,6 +281,12 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=5000, help="hands solved first (tables)")
     parser.add_argument("--repeat", type=int, default=3, help="timed passes per figure")
     parser.add_argument("--compile", action="store_true", help="also time a compile from scratch")
+    parser.add_argument(
+        "--then",
+        default=THEN,
+        metavar="REV",
+        help=f"also time the solver of this commit (default {THEN}; 'none' to skip)",
+    )
     args = parser.parse_args()
     w = args.wild_rank
     print(
@@ -217,6 +314,8 @@ def main() -> None:
                 label += " vs Python calls"
             print(f"  {label:36}{rate:>12,.0f}{py:>12,.0f}{rate / py:>8.1f}x")
     openspiel_figures(args.hands, args.seed, args.repeat)
+    if args.then.lower() != "none":
+        then_figures(args.then, args.hands, args.seed, args.warmup, w, args.repeat)
 
 
 if __name__ == "__main__":
