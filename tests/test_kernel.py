@@ -6,6 +6,11 @@ many random hands, including several decks, jokers, aces high and hands far larg
 and check the cases where it must hand over to the exact search.
 """
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from brute_force import brute_force_points
@@ -219,3 +224,54 @@ def test_min_penalty_refuses_every_hand_above_the_limit_also_when_the_kernel_cou
             with pytest.raises(ValueError, match="at most 30 cards"):
                 min_penalty(bytes(hand), 7, rules)
     assert min_penalty(random_hands(rules, 1, [MAX_HAND_CARDS], seed=5)[0], 7, rules) >= 0
+
+
+# ---------------------------------------------------------------------------------- precompile
+def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh interpreter with this checkout first on the path, the
+    environment variables ``env`` set and no ``TT_ENV_NO_JIT`` unless given."""
+    full = {k: v for k, v in os.environ.items() if k != "TT_ENV_NO_JIT"}
+    full.update(PYTHONPATH=str(Path(__file__).resolve().parents[1]), **env)
+    return subprocess.run(
+        [sys.executable, "-c", code], env=full, capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.skipif(_kernel.jit_module() is None, reason="the compiled kernel is off")
+def test_a_machine_with_no_compiled_code_is_told_before_it_compiles(tmp_path):
+    """With an empty numba cache every entry point is missing, and the notice says so (the
+    check imports the kernels' modules and compiles nothing: it takes seconds, not minutes)."""
+    code = (
+        "from tt_env import precompile\n"
+        "print(len(precompile.missing()), sum(map(len, precompile.ENTRY_POINTS.values())))\n"
+        "precompile.notice_if_cold()\n"
+    )
+    done = run_python(code, NUMBA_CACHE_DIR=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    missing, entries = done.stdout.split()
+    assert missing == entries and int(entries) == 8
+    assert "compiling the solver kernels" in done.stderr and "tt_env.precompile" in done.stderr
+
+
+def test_with_the_kernels_off_there_is_nothing_to_compile():
+    done = run_python(
+        "import sys; from tt_env import precompile; print(precompile.missing());"
+        "sys.exit(precompile.main([]))",
+        TT_ENV_NO_JIT="1",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "[]",
+        "compiled kernel off (disabled by TT_ENV_NO_JIT); the Python solver answers: "
+        "nothing to compile",
+    ]
+
+
+@pytest.mark.skipif(_kernel.jit_module() is None, reason="the compiled kernel is off")
+def test_precompile_leaves_every_entry_point_cached(capsys):
+    from tt_env import precompile
+
+    assert precompile.main([]) == 0
+    out = capsys.readouterr().out
+    assert "every entry point cached" in out and "counting:" in out and "search(samples=2):" in out
+    assert precompile.missing() == []

@@ -1620,6 +1620,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         plan = _plan(args)
         for note in plan.notes if not args.quiet else ():
             print(f"tt-arena: {note}", file=sys.stderr)
+        if not args.quiet:
+            from .precompile import notice_if_cold
+
+            notice_if_cold()
         result = run_tournament(
             plan.specs,
             plan.rules,

@@ -483,6 +483,9 @@ def main(
 
             check_writable(args.save, "--save")
         rules = rules_from_args(args, 1 + len(opponents))
+        from .precompile import notice_if_cold
+
+        notice_if_cold()
         game = TerminalGame(
             rules,
             opponents,

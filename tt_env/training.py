@@ -1726,6 +1726,8 @@ def learning_curve_figure(run_dir: str | os.PathLike, smooth: int = 10):
 # ---------------------------------------------------------------------------------- main
 def main(argv: Sequence[str] | None = None) -> int:
     """``tt-train``: train, resume (``--resume RUN_DIR``) or plot (``tt-train plot RUN_DIR``)."""
+    from .precompile import notice_if_cold
+
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["plot"]:
         parser = Parser(prog="tt-train plot", description="Plot a run's learning curve as a PNG.")
@@ -1768,6 +1770,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args, load_config_file(args.config) if args.config else None
             )
         check_run(config, args.resume)  # everything, before any work or any file
+        notice_if_cold()
         train(config, command, args.resume)
     except (ValueError, ModelError, OSError) as exc:
         print(f"tt-train: error: {one_line(exc)}", file=sys.stderr)

@@ -1,0 +1,157 @@
+"""Compile the numba kernels ahead of their first use: ``python -m tt_env.precompile``.
+
+The compiled kernels (the solver's, the ``counting`` policy's, the ``search`` agent's and the
+learned agents' features) are compiled by numba the first time a machine uses them, then cached
+on disk (in the ``__pycache__`` folders beside the package's sources, or where
+``NUMBA_CACHE_DIR`` points), and later processes load them in a fraction of a second. That
+first compilation takes minutes: 354 s on the 2-core machine of the README's figures, for the
+solver's public functions and a round of each built-in agent. This command does it up front
+(after installing, when building a Docker image, before a timed run), so that no game, test or
+training run waits for it.
+
+It calls each public solver function once, then plays one round of each built-in agent and
+of a shipped model against ``random`` in this process, so that every function and signature
+a game uses gets compiled, and says how long each took. With the kernels off
+(``TT_ENV_NO_JIT=1``, or numba missing) there is nothing to compile. :func:`missing` tells
+whether a first use would compile (the command-line tools say so before they start).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import time
+from pathlib import Path
+
+# The compiled functions called from Python, by module: what a first use compiles.
+ENTRY_POINTS = {
+    "tt_env.melds._jit": (
+        "evaluate_packed",
+        "discard_values_packed",
+        "after_draw_packed",
+        "arrange_packed",
+        "go_out_packed",
+    ),
+    "tt_env._policies_jit": ("decide_observation",),
+    "tt_env.agents._search_jit": ("search",),
+    "tt_env._features_jit": ("card_features",),
+}
+
+# What the command plays, one round each against random (the model's path is relative to the
+# repository; an installed package without it skips that step).
+AGENTS = ("random", "greedy", "counting", "search(samples=2)", "models/distilled_2p_standard.npz")
+
+NOTICE = (
+    "tt_env: compiling the solver kernels for this machine (their first use here: a few "
+    "minutes, then cached; `python -m tt_env.precompile` does it ahead)"
+)
+
+
+def _index_exists(function) -> bool | None:
+    """Whether numba's on-disk cache index of ``function`` exists (None: cannot tell)."""
+    try:
+        return os.path.exists(function._cache._cache_file._index_path)
+    except AttributeError:  # a numba that keeps its cache elsewhere: cannot tell
+        return None
+
+
+def missing() -> list[str]:
+    """The compiled entry points (``module.function``) with no on-disk cache yet: a first use
+    compiles them. Empty when everything is cached, the kernels are off, or numba keeps its
+    cache where this cannot see."""
+    from .melds import _kernel
+
+    if _kernel.jit_module() is None:
+        return []
+    out = []
+    for module_name, names in ENTRY_POINTS.items():
+        module = importlib.import_module(module_name)
+        for name in names:
+            if _index_exists(getattr(module, name)) is False:
+                out.append(f"{module_name}.{name}")
+    return out
+
+
+def notice_if_cold(stream=None) -> bool:
+    """Print :data:`NOTICE` to ``stream`` (stderr) when a first use would compile; returns
+    whether it did. Never raises: a check that fails prints nothing."""
+    try:
+        cold = bool(missing())
+    except Exception:  # noqa: BLE001 - a notice must never stop the tool
+        return False
+    if cold:
+        print(NOTICE, file=stream if stream is not None else sys.stderr, flush=True)
+    return cold
+
+
+def _solver_api() -> None:
+    """One call of each public solver function (the signatures their users compile)."""
+    import numpy as np
+
+    from . import melds
+
+    hand = tuple([1] * 14 + [0] * 39)  # the clubs and the ace of diamonds
+    melds.min_penalty(hand, 13)
+    melds.min_penalties(np.array([hand], np.uint8), 13)
+    melds.discard_penalties(hand, 13)
+    melds.draw_penalties(hand[:13] + (0,) * 40, 13)
+    melds.solve(list(range(14)), 13)
+
+
+def precompile(agents=AGENTS, progress=print) -> dict[str, float]:
+    """Call each public solver function once, then play one round of each of ``agents``
+    against random (workers 1), compiling what each uses; returns the seconds each step took.
+    ``progress(line)`` is called after each."""
+    from . import arena
+
+    root = Path(__file__).resolve().parents[1]
+    start = time.perf_counter()
+    _solver_api()
+    seconds = {"solver API": time.perf_counter() - start}
+    progress(f"  solver API: {seconds['solver API']:.1f} s")
+    for spec in agents:
+        if spec.endswith(".npz"):
+            path = root / spec
+            if not path.exists():
+                progress(f"  {spec}: not in this installation, skipped")
+                continue
+            spec = str(path)
+        start = time.perf_counter()
+        arena.run_tournament([spec, "random"], games=1, seed=0, episode="round", workers=1)
+        seconds[spec] = time.perf_counter() - start
+        progress(f"  {Path(spec).name if spec.endswith('.npz') else spec}: {seconds[spec]:.1f} s")
+    return seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m tt_env.precompile",
+        description="Compile tt_env's numba kernels ahead of their first use on this machine.",
+    )
+    parser.parse_args(argv)
+    from .melds import _kernel
+
+    if _kernel.jit_module() is None:
+        print(f"{_kernel.status()}: nothing to compile")
+        return 0
+    cold = missing()
+    print(
+        f"{_kernel.status()}; "
+        + (f"{len(cold)} entry point(s) not cached yet: compiling" if cold else "all cached")
+        + " (one round of each agent against random):",
+        flush=True,
+    )
+    start = time.perf_counter()
+    precompile(progress=lambda line: print(line, flush=True))
+    left = missing()
+    print(
+        f"done in {time.perf_counter() - start:.1f} s"
+        + (f"; still not cached: {', '.join(left)}" if left else "; every entry point cached")
+    )
+    return 0 if not left else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
