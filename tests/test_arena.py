@@ -81,6 +81,31 @@ def test_schedule_needs_enough_agents():
         schedule(1, 2, 1, seed=0)
 
 
+@pytest.mark.parametrize("seed", [-1, 1.5, True, "7", None])
+def test_schedule_refuses_a_bad_seed_before_any_game(seed):
+    """The seeds of a game are derived when it is played (maybe in another process): the
+    tournament's seed is checked when the schedule is made."""
+    with pytest.raises(arena.ArenaError, match="the seed must be an integer >= 0"):
+        schedule(2, 2, 1, seed=seed)
+
+
+def test_on_start_is_called_once_before_the_games_and_not_when_none_is_left():
+    calls = []
+    result = arena.run_tournament(
+        ["random", "random"], games=2, seed=1, episode="round", on_start=lambda: calls.append(1)
+    )
+    assert calls == [1]
+    again = arena.run_tournament(
+        ["random", "random"],
+        games=2,
+        seed=1,
+        episode="round",
+        done=result.results,
+        on_start=lambda: calls.append(2),
+    )
+    assert calls == [1] and len(again.results) == len(result.results)
+
+
 # ---------------------------------------------------------------------------------- rigged games
 BASE = {0: 10, 1: 25, 2: 25}  # per agent: its score in every game, plus the seat and deal terms
 SEAT_BONUS = (0, 4, 8)

@@ -249,7 +249,7 @@ def test_a_machine_with_no_compiled_code_is_told_before_it_compiles(tmp_path):
     done = run_python(code, NUMBA_CACHE_DIR=str(tmp_path))
     assert done.returncode == 0, done.stderr
     missing, entries = done.stdout.split()
-    assert missing == entries and int(entries) == 8
+    assert missing == entries and int(entries) == 11
     assert "compiling the solver kernels" in done.stderr and "tt_env.precompile" in done.stderr
 
 

@@ -59,7 +59,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -260,6 +260,9 @@ def schedule(num_agents: int, seats: int, games: int, seed: int) -> list[Match]:
     """
     if games < 1:
         raise ArenaError(f"games must be at least 1, got {games}")
+    # Checked here: the seeds are derived from it when each game is played, maybe elsewhere.
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ArenaError(f"the seed must be an integer >= 0, got {seed!r}")
     matches = []
     tables = tables_for(num_agents, seats)
     orders = [
@@ -1199,6 +1202,7 @@ def run_tournament(
     elapsed_before: float = 0.0,
     replays: str | os.PathLike | None = None,
     ray_address: str | None = None,
+    on_start: Callable[[], object] | None = None,
 ) -> TournamentResult:
     """Play a duplicate tournament and compute its statistics (see the module docstring).
 
@@ -1217,6 +1221,9 @@ def run_tournament(
     with the same results: ``"local"`` starts a Ray instance of ``workers`` CPUs on this
     machine; ``"auto"``, ``"host:port"`` or ``"ray://host:port"`` uses a running cluster whole
     (and a Ray instance this process has already initialised is used as it is).
+    ``on_start``: called once every argument is checked, before the first game is played (when
+    any is left to play); tt-arena prints the first-compile notice there
+    (:func:`tt_env.precompile.notice_if_cold`).
     """
     specs = [str(s) for s in agent_specs]
     if seats is None:
@@ -1248,6 +1255,8 @@ def run_tournament(
     finished = {r.key for r in results}
     matches = [m for m in matches if m.key not in finished]
 
+    if on_start is not None and matches:
+        on_start()
     bar = _progress_bar(len(matches), progress)
     start = time.perf_counter()
     interrupted = False
@@ -1613,6 +1622,7 @@ def _write_outputs(
 def main(argv: Sequence[str] | None = None) -> int:
     """``tt-arena``: run a tournament from the command line; returns the exit status."""
     from ._cli import one_line
+    from .precompile import notice_if_cold
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -1620,10 +1630,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         plan = _plan(args)
         for note in plan.notes if not args.quiet else ():
             print(f"tt-arena: {note}", file=sys.stderr)
-        if not args.quiet:
-            from .precompile import notice_if_cold
-
-            notice_if_cold()
         result = run_tournament(
             plan.specs,
             plan.rules,
@@ -1637,6 +1643,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             elapsed_before=plan.elapsed_before,
             replays=plan.replays,
             ray_address=plan.ray_address,
+            # Not on Ray: this machine's cache says nothing of the nodes that play the games.
+            on_start=None if args.quiet or plan.ray_address is not None else notice_if_cold,
         )
     except (ArenaError, ValueError, ImportError, FileNotFoundError) as exc:
         print(f"tt-arena: error: {one_line(exc)}", file=sys.stderr)

@@ -483,9 +483,6 @@ def main(
 
             check_writable(args.save, "--save")
         rules = rules_from_args(args, 1 + len(opponents))
-        from .precompile import notice_if_cold
-
-        notice_if_cold()
         game = TerminalGame(
             rules,
             opponents,
@@ -501,6 +498,9 @@ def main(
     except (ValueError, ImportError) as exc:
         print(f"tt-play: error: {one_line(exc)}", file=sys.stderr)
         return 2
+    from .precompile import notice_if_cold
+
+    notice_if_cold()  # the input checked, the agents built: the game is about to start
     return game.play()
 
 

@@ -2,19 +2,21 @@
 
 The compiled kernels (the solver's, the ``counting`` policy's, the ``search`` agent's and the
 learned agents' features) are compiled by numba the first time a machine uses them, then cached
-on disk (in the ``__pycache__`` folders beside the package's sources, or where
-``NUMBA_CACHE_DIR`` points), and later processes load them in a fraction of a second. That
-first compilation takes minutes: on the 2-core machine of the README's figures, for the
-solver's public functions and a round of each built-in agent, 354 s in one process and 224 s
-in two (``--processes``, by default 2 where there are 2 CPUs or more). This command does it up front
-(after installing, when building a Docker image, before a timed run), so that no game, test or
-training run waits for it.
+on disk (in the ``__pycache__`` folders beside the package's sources; in a per-user cache
+folder when those cannot be written; where ``NUMBA_CACHE_DIR`` points, if set), and later
+processes load them in a fraction of a second. That first compilation takes minutes: on the
+2-core machine of the README's figures, for the solver's public functions and a round of each
+built-in agent, 354 s in one process and 224 s in two. A new version of the source or of numba,
+or another CPU, compiles again. This command does it up front (after installing, when
+building a Docker image, before a timed run), so that no game, test or training run waits.
 
 It calls each public solver function once, then plays one round of each built-in agent and
-of a shipped model against ``random`` in this process, so that every function and signature
-a game uses gets compiled, and says how long each took. With the kernels off
-(``TT_ENV_NO_JIT=1``, or numba missing) there is nothing to compile. :func:`missing` tells
-whether a first use would compile (the command-line tools say so before they start).
+of a shipped model against ``random``, so that every function and signature a game uses gets
+compiled, and says how long each took: in this process, or with ``--processes 2`` (the
+default where there are 2 CPUs or more) the solver's functions in one process and the agents
+in another. With the kernels off (``TT_ENV_NO_JIT=1``, or numba missing) there is nothing to
+compile. :func:`missing` tells whether a first use would compile: tt-arena (not on Ray),
+tt-play and tt-train say so before they start.
 """
 
 from __future__ import annotations
@@ -34,9 +36,11 @@ ENTRY_POINTS = {
         "after_draw_packed",
         "arrange_packed",
         "go_out_packed",
+        "evaluate_many",
+        "build_suit_tables",
     ),
     "tt_env._policies_jit": ("decide_observation",),
-    "tt_env.agents._search_jit": ("search",),
+    "tt_env.agents._search_jit": ("search", "seed"),
     "tt_env._features_jit": ("card_features",),
 }
 
@@ -50,12 +54,17 @@ NOTICE = (
 )
 
 
-def _index_exists(function) -> bool | None:
-    """Whether numba's on-disk cache index of ``function`` exists (None: cannot tell)."""
+def _cached(function) -> bool | None:
+    """Whether numba's on-disk cache holds code of ``function`` for this machine's CPU (None:
+    cannot tell). numba drops an index written for another version of the source or of numba
+    (``_load_index`` then returns nothing) and keys its entries by the CPU they were compiled
+    for; these are numba's own (private) names, hence the care."""
     try:
-        return os.path.exists(function._cache._cache_file._index_path)
-    except AttributeError:  # a numba that keeps its cache elsewhere: cannot tell
+        index = function._cache._cache_file._load_index()
+        magic = function.targetctx.codegen().magic_tuple()
+    except Exception:  # noqa: BLE001 - another numba: cannot tell
         return None
+    return any(key[1] == magic for key in index)
 
 
 def missing() -> list[str]:
@@ -70,7 +79,7 @@ def missing() -> list[str]:
     for module_name, names in ENTRY_POINTS.items():
         module = importlib.import_module(module_name)
         for name in names:
-            if _index_exists(getattr(module, name)) is False:
+            if _cached(getattr(module, name)) is False:
                 out.append(f"{module_name}.{name}")
     return out
 
