@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -277,3 +278,40 @@ def test_the_readme_says_what_runs_code():
     text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     assert "only resume runs you trust" in text
     assert "imports and runs that module" in text
+
+
+def test_a_real_ctrl_c_stops_the_teacher_collection_without_a_worker_traceback():
+    """tt-train's teacher data come from a pool of workers: SIGINT to the whole process group
+    (as a terminal sends it) stops it at once, and no worker prints a traceback."""
+    pytest.importorskip("torch")
+    code = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "sys.path.insert(0, 'tests')\n"
+        "from test_training import tiny_config\n"
+        "from tt_env.training import collect_teacher_data\n"
+        "if __name__ == '__main__':\n"
+        "    config = tiny_config(Path(sys.argv[1]), bc_samples=10**7, bc_teacher='counting')\n"
+        "    try:\n"
+        "        collect_teacher_data(config, 2, lambda *a: print('collecting', flush=True),"
+        " every=0.2)\n"
+        "    except KeyboardInterrupt:\n"
+        "        print('interrupted', file=sys.stderr)\n"
+        "        sys.exit(130)\n"
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code, folder],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        assert proc.stdout is not None
+        line = proc.stdout.readline()  # the first progress report: the workers are collecting
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    assert line == "collecting\n", err
+    assert proc.returncode == 130 and "interrupted" in err, err
+    assert "Traceback" not in err, err

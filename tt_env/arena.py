@@ -55,9 +55,7 @@ import json
 import math
 import multiprocessing
 import os
-import signal
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -66,6 +64,7 @@ from typing import Any
 import numpy as np
 
 from ._files import atomic_path, write_text_atomically
+from ._workers import CtrlC, pool_ignoring_ctrl_c
 from .rules import Rules
 
 DEFAULT_AGENTS = ("random", "greedy", "counting", "search(samples=16)")
@@ -439,66 +438,24 @@ def _init_worker(
     specs: Sequence[str], rules: Rules, episode: str, replays: str | None = None
 ) -> None:
     global _WORKER
-    # Ctrl-C is the main process's to handle (it keeps the finished games and stops the pool);
-    # a worker that took it too would die printing a traceback.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a press pending since the start is dropped
-    if hasattr(signal, "pthread_sigmask"):  # blocked by _pool_ignoring_ctrl_c; not passed on
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     _WORKER = _Runner(specs, rules, episode, replays)
 
 
 def _pool_ignoring_ctrl_c(ctx, workers: int, initargs: tuple):
-    """A pool whose workers ignore Ctrl-C from their first instruction: they are started while
-    this thread blocks SIGINT (the signal mask survives fork and exec), so a Ctrl-C during their
-    start-up stays pending in each of them until :func:`_init_worker` ignores it, and cannot kill
-    one half-started and hang the pool. In this process the press is not lost either: it is
-    delivered when the mask is lifted, to the handler of the :class:`_CtrlC` the caller has
-    entered. (Ignoring SIGINT around the start, as an earlier version did, dropped a press that
-    came in those milliseconds, and the tournament then ran on.) Where there is no signal mask
-    (Windows), the workers start as they would anyway and :func:`_init_worker` ignores Ctrl-C."""
-    block = threading.current_thread() is threading.main_thread() and hasattr(
-        signal, "pthread_sigmask"
-    )
-    if block:
-        # The pool's first process starts multiprocessing's resource tracker, and that start
-        # unblocks SIGINT when it is done: start it before SIGINT is blocked.
-        from multiprocessing import resource_tracker
-
-        resource_tracker.ensure_running()
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if block else None
-    try:
-        return ctx.Pool(workers, initializer=_init_worker, initargs=initargs)
-    finally:
-        if block:
-            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    """The pool of workers that play the games; they ignore Ctrl-C from their first
+    instruction (:func:`tt_env._workers.pool_ignoring_ctrl_c`): it is the main process's to
+    handle (it keeps the finished games and stops the pool)."""
+    return pool_ignoring_ctrl_c(ctx, workers, _init_worker, initargs)
 
 
-class _CtrlC:
-    """Ctrl-C as a flag while the pool runs. A KeyboardInterrupt raised at an arbitrary point of
-    the pool's code (inside a lock of its result iterator, say) can leave a lock held that the
-    pool's own threads then wait for, and ``terminate()`` never returns; the handler only notes
-    the press, and :func:`_next_chunk` raises KeyboardInterrupt between two waits."""
-
-    def __init__(self) -> None:
-        self.pressed = threading.Event()
-        self._previous: Any = None
-
-    def __enter__(self) -> _CtrlC:
-        if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGINT, lambda *_: self.pressed.set())
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
+_CtrlC = CtrlC
 
 
 def _next_chunk(played: Any, ctrl_c: _CtrlC, poll: float = 0.1) -> list[GameResult]:
     """The next finished chunk of games from ``pool.imap_unordered``, waiting in short slices
     so that a Ctrl-C (noted by ``ctrl_c``) is seen within ``poll`` seconds."""
     while True:
-        if ctrl_c.pressed.is_set():
-            raise KeyboardInterrupt
+        ctrl_c.check()
         try:
             return played.next(timeout=poll)
         except multiprocessing.TimeoutError:

@@ -85,6 +85,7 @@ from torch import nn
 
 from ._cli import UNSET, Parser, one_line, rule_overrides  # UNSET: "flag not given"
 from ._files import atomic_file, atomic_path, write_text_atomically
+from ._workers import CtrlC, pool_ignoring_ctrl_c
 from .actions import NUM_ACTIONS
 from .features import CardFeatures
 from .model import ModelError, build_metadata, save_model
@@ -1034,13 +1035,20 @@ def collect_teacher_data(
         ctx = multiprocessing.get_context("spawn")
         counter = ctx.Value("q", 0)
         start = time.perf_counter()
-        with ctx.Pool(workers, initializer=_collect_init, initargs=(counter,)) as pool:
-            result = pool.map_async(_collect_worker, jobs)
-            while not result.ready():
-                result.wait(every)
-                if progress is not None and not result.ready():
-                    progress(counter.value, per * workers, time.perf_counter() - start)
-            parts = result.get()
+        # The workers ignore Ctrl-C; here it is seen between two short waits, and leaving the
+        # pool stops them (tt-train then says how to resume).
+        with CtrlC() as ctrl_c:  # entered first: a press while the workers start is noted
+            with pool_ignoring_ctrl_c(ctx, workers, _collect_init, (counter,)) as pool:
+                result = pool.map_async(_collect_worker, jobs)
+                reported = start
+                while not result.ready():
+                    ctrl_c.check()
+                    result.wait(min(every, 0.1))
+                    now = time.perf_counter()
+                    if progress is not None and now - reported >= every and not result.ready():
+                        reported = now
+                        progress(counter.value, per * workers, now - start)
+                parts = result.get()
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
