@@ -32,7 +32,9 @@ scratch, a minute or so, once per machine).
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -197,7 +199,9 @@ def solver_at(rev: str):
 
     root = Path(__file__).resolve().parents[1]
     name = "tt_env_at_" + "".join(ch for ch in rev if ch.isalnum())
-    folder = Path(tempfile.mkdtemp()) / name
+    temporary = tempfile.mkdtemp()
+    atexit.register(shutil.rmtree, temporary, ignore_errors=True)
+    folder = Path(temporary) / name
     folder.mkdir()
     (folder / "__init__.py").write_text("")
     for module in ("cards", "rules", "melds"):
