@@ -24,7 +24,8 @@ best of ``--repeat`` passes.
 
 The first lines give the compiled kernel's cold costs in a fresh process: importing numba and
 loading the compiled code from its on-disk cache (``--compile`` also times compiling it from
-scratch, a minute or so, once per machine).
+scratch: about half a minute for ``min_penalty`` alone here; everything a game compiles takes
+minutes, once per machine: ``python -m tt_env.precompile``).
 
     python benchmarks/bench_solver.py --hands 10000 --seed 0
 """
@@ -91,12 +92,17 @@ def random_hands(rules: Rules, n: int, size: int, seed: int, deck=None) -> list[
     return [to_counts(deck[i] for i in rng.permutation(len(deck))[:size]) for _ in range(n)]
 
 
-def best_rate(fn, items, repeat: int) -> float:
-    """Items per second of ``fn`` over ``items``, best of ``repeat`` passes from cold caches."""
+def clear_result_caches() -> None:
+    melds.clear_cache()
+    going_out.clear_cache()
+
+
+def best_rate(fn, items, repeat: int, clear=clear_result_caches) -> float:
+    """Items per second of ``fn`` over ``items``, best of ``repeat`` passes, ``clear()`` called
+    before each (the result caches emptied)."""
     best = 0.0
     for _ in range(repeat):
-        melds.clear_cache()
-        going_out.clear_cache()
+        clear()
         start = time.perf_counter()
         fn(items)
         best = max(best, len(items) / (time.perf_counter() - start))
@@ -256,15 +262,8 @@ def then_config(name, rev, today, past, hands, seed, warmup, w, repeat) -> None:
 
     def rate(side, call, items) -> float:
         module, r = side
-        best = 0.0
-        for _ in range(repeat):
-            module.clear_cache()
-            going_out.clear_cache()
-            start = time.perf_counter()
-            for item in items:
-                call(module, item, r)
-            best = max(best, len(items) / (time.perf_counter() - start))
-        return best
+        clear = clear_result_caches if module is melds else module.clear_cache
+        return best_rate(each(lambda item: call(module, item, r)), items, repeat, clear)
 
     calls = [
         ("min_penalty", lambda m, c, r: m.min_penalty(c, w, r), hands14),

@@ -11,13 +11,13 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 from tt_env import _files, arena
+from tt_env._workers import CtrlC
 from tt_env.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -195,7 +195,7 @@ def test_a_ctrl_c_while_the_workers_start_is_kept_and_the_workers_live_through_i
             return pool
 
     setup = (["random", "random"], Rules(num_players=2), "round")
-    with arena._CtrlC() as ctrl_c:
+    with CtrlC() as ctrl_c:
         with arena._pool_ignoring_ctrl_c(PressedWhileStarting(), 2, setup) as pool:
             assert ctrl_c.pressed.is_set(), "the Ctrl-C was lost"
             before = {worker.pid for worker in multiprocessing.active_children()}
@@ -280,12 +280,12 @@ def test_the_readme_says_what_runs_code():
     assert "imports and runs that module" in text
 
 
-def test_a_real_ctrl_c_stops_the_teacher_collection_without_a_worker_traceback():
+def test_a_real_ctrl_c_stops_the_teacher_collection_without_a_worker_traceback(tmp_path):
     """tt-train's teacher data come from a pool of workers: SIGINT to the whole process group
     (as a terminal sends it) stops it at once, and no worker prints a traceback."""
     pytest.importorskip("torch")
     code = (
-        "import sys, time\n"
+        "import sys\n"
         "from pathlib import Path\n"
         "sys.path.insert(0, 'tests')\n"
         "from test_training import tiny_config\n"
@@ -299,19 +299,18 @@ def test_a_real_ctrl_c_stops_the_teacher_collection_without_a_worker_traceback()
         "        print('interrupted', file=sys.stderr)\n"
         "        sys.exit(130)\n"
     )
-    with tempfile.TemporaryDirectory() as folder:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", code, folder],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        assert proc.stdout is not None
-        line = proc.stdout.readline()  # the first progress report: the workers are collecting
-        os.killpg(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=60)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(tmp_path)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()  # the first progress report: the workers are collecting
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
     assert line == "collecting\n", err
     assert proc.returncode == 130 and "interrupted" in err, err
     assert "Traceback" not in err, err

@@ -205,7 +205,9 @@ class Match:
     """One game to play: its coordinates, the agent (index) in each seat, and the tournament's
     seed, from which the game's seeds are derived when it is played (deriving them costs tens
     of microseconds each: a schedule of 100,000 deals took seconds when it derived them all
-    before the first game)."""
+    before the first game). Plain properties, not cached ones: run as ``python -m
+    tt_env.arena`` the class lives in ``__main__``, Ray pickles it by value, and a
+    ``cached_property`` holds a lock that does not pickle."""
 
     deal: int
     table: int
@@ -448,10 +450,7 @@ def _pool_ignoring_ctrl_c(ctx, workers: int, initargs: tuple):
     return pool_ignoring_ctrl_c(ctx, workers, _init_worker, initargs)
 
 
-_CtrlC = CtrlC
-
-
-def _next_chunk(played: Any, ctrl_c: _CtrlC, poll: float = 0.1) -> list[GameResult]:
+def _next_chunk(played: Any, ctrl_c: CtrlC, poll: float = 0.1) -> list[GameResult]:
     """The next finished chunk of games from ``pool.imap_unordered``, waiting in short slices
     so that a Ctrl-C (noted by ``ctrl_c``) is seen within ``poll`` seconds."""
     while True:
@@ -531,7 +530,7 @@ def _play_on_ray(
             size = ray_games_per_task(len(matches), cpus)
             waiting = [matches[i : i + size] for i in range(0, len(matches), size)][::-1]
             running: dict[Any, int] = {}
-            with _CtrlC() as ctrl_c:
+            with CtrlC() as ctrl_c:
                 try:
                     while waiting or running:
                         # Two tasks per CPU in flight: each CPU has its next task at hand,
@@ -539,8 +538,7 @@ def _play_on_ray(
                         while waiting and len(running) < 2 * cpus:
                             chunk = waiting.pop()
                             running[play.remote(setup_ref, chunk)] = len(chunk)
-                        if ctrl_c.pressed.is_set():
-                            raise KeyboardInterrupt
+                        ctrl_c.check()
                         done, _ = ray.wait(list(running), num_returns=1, timeout=0.1)
                         for ref in done:
                             del running[ref]
@@ -1233,7 +1231,7 @@ def run_tournament(
             # Chunks are lists played by one task (not ``chunksize``, which hides the iterator
             # whose ``next(timeout)`` lets a Ctrl-C be seen between two waits).
             chunks = [matches[i : i + chunk] for i in range(0, len(matches), chunk)]
-            with _CtrlC() as ctrl_c, _pool_ignoring_ctrl_c(ctx, workers, initargs) as pool:
+            with CtrlC() as ctrl_c, _pool_ignoring_ctrl_c(ctx, workers, initargs) as pool:
                 played = pool.imap_unordered(_play_in_worker, chunks)
                 for _ in chunks:
                     finished_chunk = _next_chunk(played, ctrl_c)

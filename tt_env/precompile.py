@@ -113,7 +113,11 @@ def _solver_api() -> None:
 SOLVER_API = "solver API"
 
 
-def _run_steps(steps, progress=print) -> dict[str, float]:
+def _say(line: str) -> None:
+    print(line, flush=True)  # flushed: a pool worker's lines come as they are printed
+
+
+def _run_steps(steps, progress=_say) -> dict[str, float]:
     """Run ``steps`` (:data:`SOLVER_API` or agent specs) one after the other in this process;
     returns the seconds each took (a model missing from this installation is skipped)."""
     from . import arena
@@ -121,26 +125,23 @@ def _run_steps(steps, progress=print) -> dict[str, float]:
     root = Path(__file__).resolve().parents[1]
     seconds: dict[str, float] = {}
     for step in steps:
-        label = Path(step).name if step.endswith(".npz") else step
+        model = root / step if step.endswith(".npz") else None
+        label = step if model is None else model.name
+        if model is not None and not model.exists():
+            progress(f"  {label}: not in this installation, skipped")
+            continue
         start = time.perf_counter()
         if step == SOLVER_API:
             _solver_api()
         else:
-            spec = str(root / step) if step.endswith(".npz") else step
-            if step.endswith(".npz") and not Path(spec).exists():
-                progress(f"  {label}: not in this installation, skipped")
-                continue
+            spec = step if model is None else str(model)
             arena.run_tournament([spec, "random"], games=1, seed=0, episode="round", workers=1)
         seconds[label] = time.perf_counter() - start
         progress(f"  {label}: {seconds[label]:.1f} s")
     return seconds
 
 
-def _run_steps_printing(steps) -> dict[str, float]:  # a pool worker's job
-    return _run_steps(steps, progress=lambda line: print(line, flush=True))
-
-
-def precompile(agents=AGENTS, processes: int = 1, progress=print) -> dict[str, float]:
+def precompile(agents=AGENTS, processes: int = 1, progress=_say) -> dict[str, float]:
     """Call each public solver function once and play one round of each of ``agents``
     against random (workers 1), compiling what they use; returns the seconds each step took.
     ``progress(line)`` is called after each step. With ``processes`` 2 or more, the solver's
@@ -156,7 +157,7 @@ def precompile(agents=AGENTS, processes: int = 1, progress=print) -> dict[str, f
     groups = [steps[:1], steps[1:]]
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
         seconds: dict[str, float] = {}
-        for part in pool.map(_run_steps_printing, groups):
+        for part in pool.map(_run_steps, groups):
             seconds.update(part)
     return seconds
 
@@ -190,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     start = time.perf_counter()
     try:
-        precompile(processes=args.processes, progress=lambda line: print(line, flush=True))
+        precompile(processes=args.processes)
     except KeyboardInterrupt:
         print("interrupted; what was compiled stays cached", file=sys.stderr)
         return 130
