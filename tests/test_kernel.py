@@ -79,6 +79,33 @@ def test_kernel_equals_python_solver(name):
         assert sum(g == -1 for g in got) <= 3  # handing over is rare
 
 
+ONE_DECK_RULES = {
+    "standard": Rules(),
+    "jokers-all-wild": Rules(jokers_per_deck=2, all_wild_melds=True),
+    "aces-high-jokers": Rules(aces_high=True, jokers_per_deck=1),
+    "court-unused-15": Rules(court_values=True, unused_wild_penalty=15, jokers_per_deck=3),
+}
+
+
+@pytest.mark.parametrize("name", ONE_DECK_RULES)
+def test_the_lean_one_copy_search_equals_the_general_search(name):
+    # Points only (lex 0) of a hand with one copy of each natural card takes the lean search
+    # (evaluate_one); lex 1 always takes the general one. Same value on every hand, and the
+    # lean search hands any other hand over (-2).
+    rules = ONE_DECK_RULES[name]
+    for wild_rank in (1, 6, 13):
+        kernel = kernel_of(rules, wild_rank)
+        hands = random_hands(rules, 1500, [0, 1, 3, 6, 9, 13, 14, 15, 18, 25], seed=wild_rank)
+        for h in hands:
+            key = bytes(h)
+            assert kernel.ev.call(key, kernel.A, 0) == kernel.ev.call(key, kernel.A, 1), h
+    two = to_counts(parse_cards("5H 5H 6H 7H"))
+    kernel = kernel_of(Rules(num_decks=2), 13)
+    args = (kernel.w, kernel.par, kernel.TT, kernel.ws, jit.MAX_CARDS)
+    assert jit.evaluate_one(bytes(two), *args) == -2
+    assert jit.evaluate_one(bytes(to_counts(parse_cards("KH KH 6H 7H"))), *args) >= 0
+
+
 def test_kernel_deadwood_is_a_best_arrangement_with_the_costliest_card():
     # The plan's deadwood costs exactly the value; its costliest card is what discard_values
     # and the valuation layer subtract. Dropping it must leave exactly value - its penalty.

@@ -83,6 +83,15 @@ def _popcount(x):
 
 
 @njit(cache=True, inline="always")
+def _popcount13(x):
+    """Bits set in a 13-bit mask, without a loop."""
+    x = x - ((x >> 1) & 0x5555)
+    x = (x & 0x3333) + ((x >> 2) & 0x3333)
+    x = (x + (x >> 4)) & 0x0F0F
+    return (x + (x >> 8)) & 0x1F
+
+
+@njit(cache=True, inline="always")
 def _bitlen(x):
     n = 0
     while x:
@@ -384,6 +393,189 @@ def _conv_drop(r0, r1, r2, r3, g0, g1, g2, g3, b, acc, acc1, tmp, tmp1):
     return acc1[b]
 
 
+# ---------------------------------------------------------------------------- one copy each
+# Points only, for a hand holding at most one copy of each natural card (every hand of one
+# deck): the search of evaluate() over 13-bit suit masks, lean. A rank's set options depend only
+# on the suits it holds (4 bits) and on whether the hand has a wild card, so they are a table.
+
+
+def _set_option_tables():
+    """(count, takes, wilds needed, size) of the set options of a rank by the suits it holds
+    (``held``, 4 bits) with no wild / some wild: option 0 is "no set", then every sub-set of
+    ``held`` big enough (3 cards or more with no wild, 2 or more with one)."""
+    count = np.ones((2, 16), np.int64)
+    takes = np.zeros((2, 16, 16), np.int64)
+    for wild in range(2):
+        least = 2 if wild else 3
+        for held in range(16):
+            k = 1
+            for take in range(1, 16):
+                if take & ~held == 0 and bin(take).count("1") >= least:
+                    takes[wild, held, k] = take
+                    k += 1
+            count[wild, held] = k
+    size = np.array([bin(t).count("1") for t in range(16)], np.int64)
+    return count, takes, np.maximum(3 - size, 0) * (size > 0), size
+
+
+OPT_COUNT, OPT_TAKE, OPT_WILDS, TAKE_SIZE = _set_option_tables()
+
+# The lean search's arrays in the workspace (inside the part evaluate() uses, so no caller's
+# data there is overwritten that evaluate() would not overwrite too).
+L_ACC = W_SCRATCH + 8  # 96: a convolution's totals by wilds
+L_BOUND = W_SCRATCH + 468  # 96: the totals of the whole suits, by wilds
+L_FUT = W_SCRATCH + 564  # 14: the most points the set ranks from j on can take
+L_D = W_SCRATCH + 580  # 14: wilds the sets need, by depth
+L_S = W_SCRATCH + 596  # 14: points of the set cards, by depth
+L_IDX = W_SCRATCH + 436  # 13: the option tried, by depth
+L_RANK = W_SCRATCH + 404  # 13: the set ranks
+L_HELD = W_SCRATCH + 420  # 13: the suits each holds
+L_MASK = W_SCRATCH + 3904  # 56: the four suit masks, by depth
+
+
+@njit(cache=True, inline="always")
+def _conv_masks(TT, m0, m1, m2, m3, b, ws, at):
+    """The fewest total of the rows of four suit masks sharing ``b`` wilds; with ``at`` >= 0
+    also the total at every budget 0..b into ``ws[at:]`` (rows never rise with the budget,
+    so the total at exactly ``i`` wilds is the fewest with at most ``i``)."""
+    r0 = TT[0, m0]
+    r1 = TT[0, m1]
+    r2 = TT[0, m2]
+    r3 = TT[0, m3]
+    tot = np.int64(r0[0]) + r1[0] + r2[0] + r3[0]
+    if b == 0:
+        if at >= 0:
+            ws[at] = tot
+        return tot
+    if b == 1:
+        one = tot - max(r0[0] - r0[1], r1[0] - r1[1], r2[0] - r2[1], r3[0] - r3[1])
+        if at >= 0:
+            ws[at] = tot
+            ws[at + 1] = one
+        return one
+    last = NB - 1
+    for i in range(b + 1):
+        ws[L_ACC + i] = r0[min(i, last)]
+    for s in range(3):
+        r = r1 if s == 0 else (r2 if s == 1 else r3)
+        if r[last] == r[0]:  # wilds do not help this suit
+            for i in range(b + 1):
+                ws[L_ACC + i] += r[0]
+            continue
+        for i in range(b, -1, -1):  # in place: acc[i] needs acc[i - d] of the previous suit
+            best = ws[L_ACC + i] + r[0]
+            for d in range(1, min(i, last) + 1):
+                v = ws[L_ACC + i - d] + r[d]
+                if v < best:
+                    best = v
+            ws[L_ACC + i] = best
+    if at >= 0:
+        for i in range(b + 1):
+            ws[at + i] = ws[L_ACC + i]
+    return ws[L_ACC + b]
+
+
+@njit(cache=True)
+def evaluate_one(counts, w, par, TT, ws, limit):
+    """:func:`evaluate` with ``lex`` 0 of a hand holding at most one copy of each natural
+    card; -2 for any other hand (the caller runs :func:`evaluate`), -3 for a hand of more
+    than ``limit`` cards."""
+    J = np.int64(counts[52])
+    M = np.int64(counts[w]) + counts[13 + w] + counts[26 + w] + counts[39 + w]
+    cards = J
+    all_nat = np.int64(0)
+    many = np.int64(0)
+    maxpos = 0
+    for s in range(4):  # no branch on the cards: they are random
+        base = 13 * s
+        m = np.int64(0)
+        for p in range(13):
+            if p != w:
+                k = np.int64(counts[base + p])
+                many |= k
+                m |= np.int64(k != 0) << p
+                all_nat += k * par[p]
+        ws[L_MASK + s] = m
+        maxpos = max(maxpos, _popcount13(m))
+        cards += _popcount13(m)
+    if many > 1:
+        return -2
+    cards += M
+    W = J + M
+    if W > MAX_WILDS:
+        return -2
+    if cards > limit:
+        return -3
+    m0 = ws[L_MASK]
+    m1 = ws[L_MASK + 1]
+    m2 = ws[L_MASK + 2]
+    m3 = ws[L_MASK + 3]
+    wild = 1 if W > 0 else 0
+    nr = 0
+    for p in range(13):
+        if p == w:
+            continue
+        held = ((m0 >> p) & 1) | ((m1 >> p) & 1) << 1 | ((m2 >> p) & 1) << 2 | ((m3 >> p) & 1) << 3
+        if OPT_COUNT[wild, held] > 1:
+            ws[L_RANK + nr] = p
+            ws[L_HELD + nr] = held
+            nr += 1
+    best = _conv_masks(TT, m0, m1, m2, m3, W, ws, L_BOUND if nr else -1)
+    has_set = False
+    if nr:
+        ws[L_FUT + nr] = 0
+        for j in range(nr - 1, -1, -1):
+            ws[L_FUT + j] = ws[L_FUT + j + 1] + TAKE_SIZE[ws[L_HELD + j]] * par[ws[L_RANK + j]]
+        ws[L_D] = 0
+        ws[L_S] = 0
+        ws[L_IDX] = -1
+        j = 0
+        nodes = 0
+        while j >= 0:
+            o = ws[L_IDX + j] + 1
+            ws[L_IDX + j] = o
+            held = ws[L_HELD + j]
+            if o >= OPT_COUNT[wild, held]:
+                j -= 1
+                continue
+            nodes += 1
+            if nodes > MAX_NODES:
+                return -1
+            take = OPT_TAKE[wild, held, o]
+            D = ws[L_D + j] + OPT_WILDS[take]
+            p = ws[L_RANK + j]
+            sp = ws[L_S + j] + TAKE_SIZE[take] * par[p]
+            if D > W or ws[L_BOUND + W - D] - sp - ws[L_FUT + j + 1] > best:
+                continue
+            here = L_MASK + 4 * j
+            keep = ~(np.int64(1) << p)
+            for s in range(4):
+                m = ws[here + s]
+                ws[here + 4 + s] = m & keep if (take >> s) & 1 else m
+            ws[L_D + j + 1] = D
+            ws[L_S + j + 1] = sp
+            if j + 1 < nr:
+                j += 1
+                ws[L_IDX + j] = -1
+                continue
+            if sp == 0 or ws[L_BOUND + W - D] - sp > best:
+                continue  # no set at all (done above), or hopeless
+            leaf = here + 4
+            v = _conv_masks(TT, ws[leaf], ws[leaf + 1], ws[leaf + 2], ws[leaf + 3], W - D, ws, -1)
+            if v < best:
+                best = v
+                has_set = True
+    if best < all_nat:
+        # As in evaluate(): every spare wild joins a meld, sure when a set is chosen or no
+        # suit holds more than top - W natural positions.
+        if W > 0 and not has_set and maxpos > par[P_TOP] - W:
+            return -1
+        return best
+    if W == 0 or (M >= 1 and W >= 3) or (par[P_ALL_WILD] and J >= 3):
+        return all_nat
+    return all_nat + J * par[52] + M * par[w]
+
+
 # ---------------------------------------------------------------------------- the hand
 @njit(cache=True)
 def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
@@ -397,6 +589,10 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
     (INF when it holds none): an arrangement of the hand less ``k`` is one of the hand with
     ``k`` left out, so the suits' drop rows (:func:`drop_row`) replace one suit's row.
     """
+    if lex == 0:
+        value = evaluate_one(counts, w, par, TT, ws, MAX_CARDS)
+        if value != -2:
+            return value
     J = np.int64(counts[52])
     M = np.int64(counts[w]) + counts[13 + w] + counts[26 + w] + counts[39 + w]
     W = J + M
