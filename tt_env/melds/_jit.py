@@ -27,6 +27,10 @@ exact search in Python. When no natural meld exists, the wilds can only meld by 
 a set of the wild rank (one wild-rank card, natural there, and any jokers; three cards or
 more), or, with ``all_wild_melds``, three jokers or more.
 
+*One copy each.* Points alone of a hand holding at most one copy of each natural card (every
+one-deck hand) take :func:`evaluate_one`: the same search over 13-bit masks, with a rank's set
+options read from a table by the suits it holds; any other hand takes :func:`evaluate`.
+
 Tie-breaking by the costliest deadwood card makes ``value - MD`` the fewest penalty after the
 best discard of a deadwood card, which the valuation layer uses to skip most discards.
 """
