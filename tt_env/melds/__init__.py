@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import ALL_CARDS, JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS, Card
+from ..cards import ALL_CARDS, NUM_KINDS, Card
 from ..rules import JOKER_PENALTY, Rules
 from ._assemble import _assemble, _capped_plan, _free_arrangement, _search_plan
 from ._cache import BoundedCache, clear_all
@@ -78,7 +78,6 @@ from ._fast import _fast, _hand
 from ._inputs import MAX_HAND_CARDS, _check_counts, _check_size, _counts_of
 from ._kernel import kernel_for
 from ._layoff import lay_off
-from ._masks import _NATURAL_KINDS
 from ._meld import is_meld
 from ._search import _search
 from ._types import Arrangement, LayOff, MeldShape, _shape
@@ -340,7 +339,27 @@ def solve(
     ``cards``: an iterable of :class:`~tt_env.cards.Card` / kinds, or a string for
     :func:`~tt_env.cards.parse_cards`. Runs are listed in position order.
     """
+    # The fast path, as min_penalty's: rules the kernel serves, seen before, and a list or tuple
+    # of Cards / ints, handed to the kernel as bytes (bytes() checks 0..255 in C, the kernel
+    # the rest); anything else, or a hand the kernel cannot certify, takes the checked path.
+    if wild_rank.__class__ is int and joker_penalty is None:
+        served = _SERVED.get((id(rules), wild_rank))
+        if served is not None and served[0] is rules:
+            cls = cards.__class__
+            if (cls is list or cls is tuple) and _CARD_TYPES.issuperset(map(type, cards)):
+                try:
+                    kinds = bytes(cards)
+                except ValueError:  # an int beyond 0..255: the checked path says why
+                    kinds = None
+                if kinds is not None:
+                    kernel = served[1]
+                    nm, nc, nd, value = kernel.arranger.call(kinds, kernel.A, 1)
+                    if value >= 0:
+                        return _compiled_arrangement(kernel, nm, nc, nd, value)
     return _solve_counts(_config(rules, wild_rank, joker_penalty), _counts_of(cards))
+
+
+_CARD_TYPES = frozenset((Card, int))
 
 
 def _kernel_of(cfg: _Config):
@@ -354,9 +373,11 @@ def _kernel_of(cfg: _Config):
 def _solve_counts(cfg: _Config, counts: bytes) -> Arrangement:
     kernel = _kernel_of(cfg)
     if kernel is not None:
-        nm, nd, value = kernel.arrange(counts)
+        if cfg.jp == JOKER_PENALTY:  # the default joker penalty: solve's fast path
+            _SERVED[(id(cfg.rules), cfg.wild_rank)] = (cfg.rules, kernel)
+        nm, nc, nd, value = kernel.arrange(counts)
         if value >= 0:
-            return _compiled_arrangement(kernel, nm, nd, value)
+            return _compiled_arrangement(kernel, nm, nc, nd, value)
     mask, J, M = _hand(counts, cfg)
     found = _fast(cfg, mask, J, M, plan=True)
     if found is None:
@@ -372,52 +393,22 @@ def _solve_counts(cfg: _Config, counts: bytes) -> Arrangement:
 # (jokers, pooled wild-rank cards, wilds needed, wilds taken at most) for Config.leaf_plan.
 
 
-_KINDS = ("set", "run", "wild")
+# The kernel's meld keys -> their shapes (immutable, shared).
+_KEYED_SHAPES: BoundedCache = BoundedCache(50_000, 190, "meld shapes by kernel key")
 
 
-def _compiled_arrangement(kernel, nm: int, nd: int, value: int) -> Arrangement:
+def _compiled_arrangement(kernel, nm: int, nc: int, nd: int, value: int) -> Arrangement:
     """The arrangement the kernel spelled out (see ``_jit.arrange``) as Python objects."""
-    cards = kernel.cards.tolist()
+    cards = [ALL_CARDS[c] for c in kernel.out_bytes[: nc + nd]]
     melds, shapes = [], []
-    for kind, rank, suit, low, high, wilds, start, size in kernel.meta[:nm].tolist():
-        melds.append([ALL_CARDS[c] for c in cards[start : start + size]])
-        shapes.append(_shape(_KINDS[kind], rank, suit, low, high, wilds, size))
-    deadwood = [ALL_CARDS[c] for c in kernel.dead[:nd].tolist()]
-    return Arrangement(melds, shapes, deadwood, value)
-
-
-def _kernel_arrangement(cfg: _Config, kernel, counts: bytes, value: int) -> Arrangement:
-    """The arrangement of the kernel's last plan: its sets, each suit's runs (walked from the
-    suit's table at the budget the plan gave it), its deadwood; the wilds as _assemble deals
-    them (each meld the wilds it needs, the spare ones to the first set, else to the runs,
-    which have room for them: the kernel checked it)."""
-    ws = kernel.ws
-    jit = kernel.jit
-    nsets = int(ws[jit.W_NSETS])
-    D = int(ws[jit.W_D])
-    set_groups = []
-    for i in range(nsets):
-        p = int(ws[jit.W_SETS + 2 * i])
-        take = int(ws[jit.W_SETS + 2 * i + 1])
-        cards = [
-            ALL_CARDS[s * NUM_RANKS + p]
-            for s in range(NUM_SUITS)
-            for _ in range((take >> (3 * s)) & 7)
-        ]
-        set_groups.append((cards, max(0, 3 - len(cards)), cfg.capn, p + 1))
-    H = cfg.capn * nsets
-    run_groups = []
-    for s in range(NUM_SUITS):
-        code = int(ws[jit.W_SUITS + 2 * s])
-        budget = int(ws[jit.W_SUITS + 2 * s + 1])
-        if code and budget >= 0:
-            for places, lo, nat in kernel.runs_of(code, budget):
-                hi = min(cfg.capn, cfg.top - nat)
-                run_groups.append((places, lo, hi, s))
-                D += lo
-                H += hi
-    dead = ws[jit.W_DEAD : jit.W_DEAD + _NATURAL_KINDS].astype(np.uint8).tobytes()
-    left = int.from_bytes(dead, "little") & cfg.keep_mask
-    J = counts[JOKER]
-    M = sum(counts[k] for k in cfg.wild_kinds)
-    return _assemble(cfg, counts, value, set_groups, run_groups, left, (J, M, D, min(H, J + M)))
+    if nm:
+        start = 0
+        for key in kernel.keys[:nm].tolist():
+            shape = _KEYED_SHAPES.get(key)
+            if shape is None:
+                shape = _KEYED_SHAPES[key] = _shape(*kernel.jit.meld_of_key(key))
+            end = start + shape.size
+            melds.append(cards[start:end])
+            shapes.append(shape)
+            start = end
+    return Arrangement(melds, shapes, cards[nc:], value)

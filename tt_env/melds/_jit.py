@@ -66,6 +66,8 @@ W_DEAD = 56  # deadwood: 53 counts
 W_SCRATCH = 128
 WS_SIZE = 8192
 
+GENERAL = 8  # added to evaluate()'s mode: never the lean search (tests compare the two)
+
 # ---------------------------------------------------------------------------- bits
 
 
@@ -186,13 +188,26 @@ def _slot(code, mkeys):
         s = (s + 1) & (size - 1)
 
 
-@njit(cache=True)
+def _field_masks():
+    """``FIELD_MASK[x]``: the 4-bit mask of the non-zero 3-bit fields of a 12-bit ``x``."""
+    out = np.zeros(1 << 12, np.int64)
+    for x in range(1 << 12):
+        out[x] = sum(1 << f for f in range(4) if x >> (3 * f) & 7)
+    return out
+
+
+FIELD_MASK = _field_masks()
+
+
+@njit(cache=True, inline="always")
 def _mask_of(code):
-    m = 0
-    for p in range(13):
-        if (code >> (3 * p)) & 7:
-            m |= 1 << p
-    return m
+    """The 13-bit mask of the positions a suit's code holds (four fields per table read)."""
+    return (
+        FIELD_MASK[code & 0xFFF]
+        | FIELD_MASK[(code >> 12) & 0xFFF] << 4
+        | FIELD_MASK[(code >> 24) & 0xFFF] << 8
+        | (4096 if (code >> 36) & 7 else 0)
+    )
 
 
 @njit(cache=True)
@@ -285,13 +300,21 @@ def suit_row(code, par, TT, mkeys, mv, mdw, out, outmd, outdw):
 
 # ---------------------------------------------------------------------------- four suits
 @njit(cache=True, inline="always")
-def _conv(r0, r1, r2, r3, b, acc, tmp):
-    """Fewest total of four suit rows sharing ``b`` wilds (a min-plus convolution at b)."""
+def _conv(r0, r1, r2, r3, b, acc, every):
+    """The fewest total of four suit rows sharing ``b`` wilds: a min-plus convolution, in place
+    in ``acc``; with ``every``, ``acc[0..b]`` holds the total at every budget (rows never rise
+    with the budget, so the total at exactly ``i`` wilds is the fewest with at most ``i``)."""
     tot = np.int64(r0[0]) + r1[0] + r2[0] + r3[0]
     if b == 0:
+        if every:
+            acc[0] = tot
         return tot
     if b == 1:
-        return tot - max(r0[0] - r0[1], r1[0] - r1[1], r2[0] - r2[1], r3[0] - r3[1])
+        one = tot - max(r0[0] - r0[1], r1[0] - r1[1], r2[0] - r2[1], r3[0] - r3[1])
+        if every:
+            acc[0] = tot
+            acc[1] = one
+        return one
     last = NB - 1
     for i in range(b + 1):
         acc[i] = r0[min(i, last)]
@@ -301,40 +324,64 @@ def _conv(r0, r1, r2, r3, b, acc, tmp):
             for i in range(b + 1):
                 acc[i] += r[0]
             continue
-        for i in range(b + 1):
+        for i in range(b, -1, -1):  # in place: acc[i] needs acc[i - d] of the previous suit
             best = acc[i] + r[0]
             for d in range(1, min(i, last) + 1):
                 v = acc[i - d] + r[d]
                 if v < best:
                     best = v
-            tmp[i] = best
-        for i in range(b + 1):
-            acc[i] = tmp[i]
+            acc[i] = best
     return acc[b]
 
 
-@njit(cache=True)
-def _conv_lex(V, MDr, b, acc, accmd, tmp, tmpmd, alloc):
-    """Lexicographic (points, costliest deadwood) convolution of four rows (V, MDr: (4, NB)) at
-    ``b`` wilds; returns the points, and the costliest deadwood and the wilds per suit
-    (``alloc``) of the best allocation in ``accmd[b]`` / ``alloc``."""
+@njit(cache=True, inline="always")
+def _conv_lex(v0, v1, v2, v3, g0, g1, g2, g3, b, acc, accmd, tmp, tmpmd, alloc):
+    """Lexicographic (points, costliest deadwood) convolution of four suits' rows (points
+    ``v``, costliest deadwood ``g``) at ``b`` wilds; returns the points, and the costliest
+    deadwood and the wilds per suit (``alloc``) of the best allocation in ``accmd[b]`` /
+    ``alloc`` (among equals the first found: the fewest wilds to the later suits)."""
+    if b <= 1:  # the same, unrolled: the wild (if any) to the last suit it improves
+        a0 = np.int64(v0[0])
+        md0 = np.int64(g0[0])
+        a1 = np.int64(v0[b])
+        md1 = np.int64(g0[b])
+        who = 0
+        for s in range(1, 4):
+            v = v1 if s == 1 else (v2 if s == 2 else v3)
+            g = g1 if s == 1 else (g2 if s == 2 else g3)
+            if b:
+                x = a0 + v[1]
+                xmd = max(md0, np.int64(g[1]))
+                a1 += v[0]
+                md1 = max(md1, np.int64(g[0]))
+                if _better(x, xmd, a1, md1):
+                    a1, md1, who = x, xmd, s
+            a0 += v[0]
+            md0 = max(md0, np.int64(g[0]))
+        for s in range(4):
+            alloc[s] = 0
+        alloc[who] = b
+        accmd[b] = md1 if b else md0
+        return a1 if b else a0
     last = NB - 1
     choice = tmp[MAX_WILDS + 1 :]  # choice[s * (MAX_WILDS + 1) + i]: wilds given to suit s
     cw = MAX_WILDS + 1
     for i in range(b + 1):
-        acc[i] = V[0, min(i, last)]
-        accmd[i] = MDr[0, min(i, last)]
+        acc[i] = v0[min(i, last)]
+        accmd[i] = g0[min(i, last)]
         choice[i] = i
     for s in range(1, 4):
+        v = v1 if s == 1 else (v2 if s == 2 else v3)
+        g = g1 if s == 1 else (g2 if s == 2 else g3)
         for i in range(b + 1):
-            bv = acc[i] + V[s, 0]
-            bmd = max(accmd[i], MDr[s, 0])
+            bv = acc[i] + v[0]
+            bmd = max(accmd[i], np.int64(g[0]))
             bd = 0
             for d in range(1, min(i, last) + 1):
-                v = acc[i - d] + V[s, d]
-                md = max(accmd[i - d], MDr[s, d])
-                if _better(v, md, bv, bmd):
-                    bv, bmd, bd = v, md, d
+                x = acc[i - d] + v[d]
+                md = max(accmd[i - d], np.int64(g[d]))
+                if _better(x, md, bv, bmd):
+                    bv, bmd, bd = x, md, d
             tmp[i] = bv
             tmpmd[i] = bmd
             choice[s * cw + i] = bd
@@ -398,92 +445,103 @@ def _conv_drop(r0, r1, r2, r3, g0, g1, g2, g3, b, acc, acc1, tmp, tmp1):
 
 
 # ---------------------------------------------------------------------------- one copy each
-# Points only, for a hand holding at most one copy of each natural card (every hand of one
-# deck): the search of evaluate() over 13-bit suit masks, lean. A rank's set options depend only
-# on the suits it holds (4 bits) and on whether the hand has a wild card, so they are a table.
+# A hand holding at most one copy of each natural card (every hand of one deck) takes the search
+# of evaluate() over 13-bit suit masks, lean. A rank's set options depend only on the suits it
+# holds (4 bits) and on whether the hand has a wild card, so they are a table.
 
 
 def _set_option_tables():
     """(count, takes, wilds needed, size) of the set options of a rank by the suits it holds
-    (``held``, 4 bits) with no wild / some wild: option 0 is "no set", then every sub-set of
-    ``held`` big enough (3 cards or more with no wild, 2 or more with one)."""
+    (``held``, 4 bits; a take has bit ``s`` for suit ``s``) with no wild / some wild: option 0
+    is "no set", then every sub-set of ``held`` big enough (3 cards or more with no wild, 2 or
+    more with one), in the order evaluate() tries them (suit 0's card first, as its loops over
+    the count taken of each suit run), so that both find the same arrangement among equals."""
     count = np.ones((2, 16), np.int64)
     takes = np.zeros((2, 16, 16), np.int64)
     for wild in range(2):
         least = 2 if wild else 3
         for held in range(16):
             k = 1
-            for take in range(1, 16):
+            for order in range(1, 16):  # bits t0 t1 t2 t3, t3 lowest: evaluate()'s loops
+                take = sum(1 << s for s in range(4) if order >> (3 - s) & 1)
                 if take & ~held == 0 and bin(take).count("1") >= least:
                     takes[wild, held, k] = take
                     k += 1
             count[wild, held] = k
     size = np.array([bin(t).count("1") for t in range(16)], np.int64)
-    return count, takes, np.maximum(3 - size, 0) * (size > 0), size
+    fields = np.array([sum(1 << (3 * s) for s in range(4) if t >> s & 1) for t in range(16)])
+    return count, takes, np.maximum(3 - size, 0) * (size > 0), size, fields.astype(np.int64)
 
 
-OPT_COUNT, OPT_TAKE, OPT_WILDS, TAKE_SIZE = _set_option_tables()
+OPT_COUNT, OPT_TAKE, OPT_WILDS, TAKE_SIZE, TAKE_FIELDS = _set_option_tables()
 
-# The lean search's arrays in the workspace (inside the part evaluate() uses, so no caller's
-# data there is overwritten that evaluate() would not overwrite too).
+# The lean search's arrays in the workspace: the places evaluate() keeps the same things in, so
+# no caller's data there is overwritten that evaluate() would not overwrite too.
 L_ACC = W_SCRATCH + 8  # 96: a convolution's totals by wilds
-L_BOUND = W_SCRATCH + 468  # 96: the totals of the whole suits, by wilds
-L_FUT = W_SCRATCH + 564  # 14: the most points the set ranks from j on can take
-L_D = W_SCRATCH + 580  # 14: wilds the sets need, by depth
-L_S = W_SCRATCH + 596  # 14: points of the set cards, by depth
-L_IDX = W_SCRATCH + 436  # 13: the option tried, by depth
+L_ACCMD = W_SCRATCH + 200  # 96: its costliest deadwood card by wilds (lex)
+L_TMPMD = W_SCRATCH + 296  # 96: (lex)
+L_ALLOC = W_SCRATCH + 392  # 4: the wilds of each suit in the convolution's best (lex)
+L_BEST_ALLOC = W_SCRATCH + 396  # 4: the same for the best arrangement found (lex)
+L_BEST_MASK = W_SCRATCH + 400  # 4: the suit masks left for runs in it (lex)
 L_RANK = W_SCRATCH + 404  # 13: the set ranks
 L_HELD = W_SCRATCH + 420  # 13: the suits each holds
+L_IDX = W_SCRATCH + 436  # 13: the option tried, by depth
+L_BEST_IDX = W_SCRATCH + 452  # 13: the options of the best arrangement found (lex)
+L_BOUND = W_SCRATCH + 468  # 96: the totals of the whole suits, by wilds
+L_FUT = W_SCRATCH + 1600  # 14 x 16: the most points the set ranks from j on can take
+L_D = W_SCRATCH + 580  # 14: wilds the sets need, by depth
+L_S = W_SCRATCH + 596  # 14: points of the set cards, by depth
+L_TMP = W_SCRATCH + 3400  # 500: a convolution's scratch and traceback (lex)
 L_MASK = W_SCRATCH + 3904  # 56: the four suit masks, by depth
 
 
 @njit(cache=True, inline="always")
-def _conv_masks(TT, m0, m1, m2, m3, b, ws, at):
-    """The fewest total of the rows of four suit masks sharing ``b`` wilds; with ``at`` >= 0
-    also the total at every budget 0..b into ``ws[at:]`` (rows never rise with the budget,
-    so the total at exactly ``i`` wilds is the fewest with at most ``i``)."""
-    r0 = TT[0, m0]
-    r1 = TT[0, m1]
-    r2 = TT[0, m2]
-    r3 = TT[0, m3]
-    tot = np.int64(r0[0]) + r1[0] + r2[0] + r3[0]
-    if b == 0:
-        if at >= 0:
-            ws[at] = tot
-        return tot
-    if b == 1:
-        one = tot - max(r0[0] - r0[1], r1[0] - r1[1], r2[0] - r2[1], r3[0] - r3[1])
-        if at >= 0:
-            ws[at] = tot
-            ws[at + 1] = one
-        return one
-    last = NB - 1
-    for i in range(b + 1):
-        ws[L_ACC + i] = r0[min(i, last)]
-    for s in range(3):
-        r = r1 if s == 0 else (r2 if s == 1 else r3)
-        if r[last] == r[0]:  # wilds do not help this suit
-            for i in range(b + 1):
-                ws[L_ACC + i] += r[0]
-            continue
-        for i in range(b, -1, -1):  # in place: acc[i] needs acc[i - d] of the previous suit
-            best = ws[L_ACC + i] + r[0]
-            for d in range(1, min(i, last) + 1):
-                v = ws[L_ACC + i - d] + r[d]
-                if v < best:
-                    best = v
-            ws[L_ACC + i] = best
-    if at >= 0:
-        for i in range(b + 1):
-            ws[at + i] = ws[L_ACC + i]
-    return ws[L_ACC + b]
+def _wilds_meld_alone(W, M, J, all_wild):
+    """With no natural meld: whether the wild cards leave no deadwood, melding by themselves
+    (a set of the wild rank: one wild-rank card, natural there, and any others, three cards or
+    more; with ``all_wild_melds``, three jokers or more) or being none."""
+    return W == 0 or (M >= 1 and W >= 3) or (all_wild and J >= 3)
+
+
+@njit(cache=True, inline="always")
+def _conv_masks(TT, m0, m1, m2, m3, b, ws, at, every):
+    """:func:`_conv` of the rows of four suit masks, in place in ``ws[at:]``."""
+    return _conv(TT[0, m0], TT[0, m1], TT[0, m2], TT[0, m3], b, ws[at : at + 96], every)
+
+
+@njit(cache=True, inline="always")
+def _conv_lex_masks(TT, ws, at, b):
+    """:func:`_conv_lex` of the suit masks ``ws[at:at + 4]`` at ``b`` wilds: (points, costliest
+    deadwood card); the wilds of each suit in ``ws[L_ALLOC:]``."""
+    m0 = ws[at]
+    m1 = ws[at + 1]
+    m2 = ws[at + 2]
+    m3 = ws[at + 3]
+    v = _conv_lex(
+        TT[0, m0],
+        TT[0, m1],
+        TT[0, m2],
+        TT[0, m3],
+        TT[1, m0],
+        TT[1, m1],
+        TT[1, m2],
+        TT[1, m3],
+        b,
+        ws[L_ACC : L_ACC + 96],
+        ws[L_ACCMD : L_ACCMD + 96],
+        ws[L_TMP : L_TMP + 500],
+        ws[L_TMPMD : L_TMPMD + 96],
+        ws[L_ALLOC : L_ALLOC + 4],
+    )
+    return v, ws[L_ACCMD + b]
 
 
 @njit(cache=True)
-def evaluate_one(counts, w, par, TT, ws, limit):
-    """:func:`evaluate` with ``lex`` 0 of a hand holding at most one copy of each natural
-    card; -2 for any other hand (the caller runs :func:`evaluate`), -3 for a hand of more
-    than ``limit`` cards."""
+def evaluate_one(counts, w, par, TT, ws, limit, lex):
+    """:func:`evaluate` in mode ``lex`` 0, 1 or 2 of a hand holding at most one copy of each
+    natural card, with the same results (the same arrangement among equals: the same options
+    in the same order, the same bounds); -2 for any other hand (the caller runs
+    :func:`evaluate`), -3 for a hand of more than ``limit`` cards."""
     J = np.int64(counts[52])
     M = np.int64(counts[w]) + counts[13 + w] + counts[26 + w] + counts[39 + w]
     cards = J
@@ -524,12 +582,37 @@ def evaluate_one(counts, w, par, TT, ws, limit):
             ws[L_RANK + nr] = p
             ws[L_HELD + nr] = held
             nr += 1
-    best = _conv_masks(TT, m0, m1, m2, m3, W, ws, L_BOUND if nr else -1)
+    best_md = np.int64(0)
+    if not lex:  # with set ranks, the bound at every budget too
+        best = _conv_masks(TT, m0, m1, m2, m3, W, ws, L_BOUND, nr > 0)
+    else:
+        if nr:
+            _conv_masks(TT, m0, m1, m2, m3, W, ws, L_BOUND, True)
+        best, best_md = _conv_lex_masks(TT, ws, L_MASK, W)
+        for s in range(4):
+            ws[L_BEST_ALLOC + s] = ws[L_ALLOC + s]
+            ws[L_BEST_MASK + s] = ws[L_MASK + s]
     has_set = False
+    nsets = 0
+    best_D = 0
     if nr:
-        ws[L_FUT + nr] = 0
+        # The most points the set ranks from j on can take with at most k wilds:
+        # fut[j, k] (k < 16); a pair takes a wild, three cards or more take none. With k = 15
+        # (more than the pairs) it is every card of those ranks: evaluate()'s bound, which
+        # the lexicographic modes keep so as to prune as it does (see below).
+        for k in range(16):
+            ws[L_FUT + 16 * nr + k] = 0
         for j in range(nr - 1, -1, -1):
-            ws[L_FUT + j] = ws[L_FUT + j + 1] + TAKE_SIZE[ws[L_HELD + j]] * par[ws[L_RANK + j]]
+            size = TAKE_SIZE[ws[L_HELD + j]]
+            q = size * par[ws[L_RANK + j]]
+            at = L_FUT + 16 * j
+            if size >= 3:
+                for k in range(16):
+                    ws[at + k] = ws[at + 16 + k] + q
+            else:
+                ws[at] = ws[at + 16]
+                for k in range(1, 16):
+                    ws[at + k] = max(ws[at + 16 + k], ws[at + 16 + k - 1] + q)
         ws[L_D] = 0
         ws[L_S] = 0
         ws[L_IDX] = -1
@@ -549,7 +632,15 @@ def evaluate_one(counts, w, par, TT, ws, limit):
             D = ws[L_D + j] + OPT_WILDS[take]
             p = ws[L_RANK + j]
             sp = ws[L_S + j] + TAKE_SIZE[take] * par[p]
-            if D > W or ws[L_BOUND + W - D] - sp - ws[L_FUT + j + 1] > best:
+            if D > W:
+                continue
+            # A leaf below keeps at least the suits as they are with the wilds left, less the
+            # set cards' points: it cannot win when that is not below the best. (The
+            # lexicographic modes prune the same way as evaluate(): with the bound of every
+            # card, and at a bound equal to the best, so that both find the same
+            # arrangement; points only take the tighter bound of the wilds left.)
+            k = 15 if lex else min(W - D, 15)
+            if ws[L_BOUND + W - D] - sp - ws[L_FUT + 16 * (j + 1) + k] >= best:
                 continue
             here = L_MASK + 4 * j
             keep = ~(np.int64(1) << p)
@@ -562,22 +653,93 @@ def evaluate_one(counts, w, par, TT, ws, limit):
                 j += 1
                 ws[L_IDX + j] = -1
                 continue
-            if sp == 0 or ws[L_BOUND + W - D] - sp > best:
-                continue  # no set at all (done above), or hopeless
+            if sp == 0:
+                continue  # no set at all: done above
             leaf = here + 4
-            v = _conv_masks(TT, ws[leaf], ws[leaf + 1], ws[leaf + 2], ws[leaf + 3], W - D, ws, -1)
-            if v < best:
+            if not lex:
+                v = _conv_masks(
+                    TT, ws[leaf], ws[leaf + 1], ws[leaf + 2], ws[leaf + 3], W - D, ws, L_ACC, False
+                )
+                if v < best:
+                    best = v
+                    has_set = True
+                continue
+            v, md = _conv_lex_masks(TT, ws, leaf, W - D)
+            if _better(v, md, best, best_md):
                 best = v
+                best_md = md
                 has_set = True
-    if best < all_nat:
+                best_D = D
+                nsets = 0
+                for jj in range(nr):
+                    ws[L_BEST_IDX + jj] = ws[L_IDX + jj]
+                    if ws[L_IDX + jj]:
+                        nsets += 1
+                for s in range(4):
+                    ws[L_BEST_ALLOC + s] = ws[L_ALLOC + s]
+                    ws[L_BEST_MASK + s] = ws[leaf + s]
+    meld = best < all_nat
+    if meld:
         # As in evaluate(): every spare wild joins a meld, sure when a set is chosen or no
         # suit holds more than top - W natural positions.
         if W > 0 and not has_set and maxpos > par[P_TOP] - W:
             return -1
-        return best
-    if W == 0 or (M >= 1 and W >= 3) or (par[P_ALL_WILD] and J >= 3):
-        return all_nat
-    return all_nat + J * par[52] + M * par[w]
+        if not lex:
+            return best
+        value = best
+        wild_dead = False
+    else:
+        meld_alone = _wilds_meld_alone(W, M, J, par[P_ALL_WILD])
+        value = all_nat if meld_alone else all_nat + J * par[52] + M * par[w]
+        if not lex:
+            return value
+        # the costliest deadwood card: every natural card, and the wild ones if they are dead
+        best_md = -1
+        for s in range(4):
+            m = ws[L_MASK + s]
+            while m:
+                best_md = max(best_md, par[_tz(m)])
+                m &= m - 1
+        wild_dead = not meld_alone
+        if wild_dead:
+            if J and par[52] > best_md:
+                best_md = par[52]
+            if M and par[w] > best_md:
+                best_md = par[w]
+        nsets = 0
+        best_D = 0
+    ws[W_MD] = best_md
+    if lex > 1:
+        # the plan, as evaluate() leaves it: sets, the suits' runs, the deadwood
+        ws[W_NSETS] = nsets
+        ws[W_D] = best_D
+        n = 0
+        if meld and has_set:
+            for jj in range(nr):
+                o = ws[L_BEST_IDX + jj]
+                if o:
+                    ws[W_SETS + 2 * n] = ws[L_RANK + jj]
+                    ws[W_SETS + 2 * n + 1] = TAKE_FIELDS[OPT_TAKE[wild, ws[L_HELD + jj], o]]
+                    n += 1
+        for s in range(4):
+            if meld:
+                m = ws[L_BEST_MASK + s]
+                d = ws[L_BEST_ALLOC + s]
+                left = np.int64(TT[2, m, min(d, NB - 1)])
+            else:
+                m = ws[L_MASK + s]
+                d = 0
+                left = m
+            ws[W_SUITS + 2 * s] = _code_of(m)
+            ws[W_SUITS + 2 * s + 1] = d
+            for p in range(13):
+                ws[W_DEAD + 13 * s + p] = (left >> p) & 1
+        ws[W_DEAD + 52] = 0
+        if wild_dead:
+            ws[W_DEAD + 52] = J
+            for s in range(4):
+                ws[W_DEAD + 13 * s + w] = counts[13 * s + w]
+    return value
 
 
 # ---------------------------------------------------------------------------- the hand
@@ -592,9 +754,13 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
     3 (*drop*): the fewest penalty of the hand less one natural card, the best one to drop
     (INF when it holds none): an arrangement of the hand less ``k`` is one of the hand with
     ``k`` left out, so the suits' drop rows (:func:`drop_row`) replace one suit's row.
+    Modes 0 to 2 of a hand with one copy of each natural card take :func:`evaluate_one`
+    (unless :data:`GENERAL` is added to the mode).
     """
-    if lex == 0:
-        value = evaluate_one(counts, w, par, TT, ws, MAX_CARDS)
+    if lex & GENERAL:
+        lex &= ~GENERAL
+    elif lex < 3:
+        value = evaluate_one(counts, w, par, TT, ws, MAX_CARDS, lex)
         if value != -2:
             return value
     J = np.int64(counts[52])
@@ -667,17 +833,19 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
         )
         best_md = 0
     elif lex:
-        best = _conv_lex(V[0:4], MDr[0:4], W, acc, accmd, tmp, tmpmd, alloc)
+        best = _conv_lex(
+            V[0], V[1], V[2], V[3], MDr[0], MDr[1], MDr[2], MDr[3], W, acc, accmd, tmp, tmpmd, alloc
+        )
         best_md = accmd[W]
         for s in range(4):
             best_alloc[s] = alloc[s]
             best_codes[s] = codes[s]
     elif multi:
-        best = _conv(V[0], V[1], V[2], V[3], W, acc, tmp)
+        best = _conv(V[0], V[1], V[2], V[3], W, acc, False)
         best_md = 0
     else:
         best = _conv(
-            TT[0, masks[0]], TT[0, masks[1]], TT[0, masks[2]], TT[0, masks[3]], W, acc, tmp
+            TT[0, masks[0]], TT[0, masks[1]], TT[0, masks[2]], TT[0, masks[3]], W, acc, False
         )
         best_md = 0
     best_D = 0
@@ -730,17 +898,18 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
         nr += 1
     best_has_set = False
     if nr:
-        for b in range(W + 1):
-            if drop:
+        # the bound: the suits as they are, at every budget (one convolution)
+        if drop:
+            for b in range(W + 1):
                 bound[b] = _conv_drop(
                     V[0], V[1], V[2], V[3], Gr[0], Gr[1], Gr[2], Gr[3], b, acc, accmd, tmp, tmpmd
                 )
-            elif multi or lex:
-                bound[b] = _conv(V[0], V[1], V[2], V[3], b, acc, tmp)
-            else:
-                bound[b] = _conv(
-                    TT[0, masks[0]], TT[0, masks[1]], TT[0, masks[2]], TT[0, masks[3]], b, acc, tmp
-                )
+        elif multi or lex:
+            _conv(V[0], V[1], V[2], V[3], W, bound, True)
+        else:
+            _conv(
+                TT[0, masks[0]], TT[0, masks[1]], TT[0, masks[2]], TT[0, masks[3]], W, bound, True
+            )
         futmax[nr] = 0
         for j in range(nr - 1, -1, -1):
             mx = 0
@@ -794,7 +963,7 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
                     TT[0, stM[leaf + 3]],
                     W - D,
                     acc,
-                    tmp,
+                    False,
                 )
                 if v < best:
                     best = v
@@ -848,11 +1017,26 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
                 md = 0
                 win = v < best
             elif lex:
-                v = _conv_lex(V[4:8], MDr[4:8], W - D, acc, accmd, tmp, tmpmd, alloc)
+                v = _conv_lex(
+                    V[4],
+                    V[5],
+                    V[6],
+                    V[7],
+                    MDr[4],
+                    MDr[5],
+                    MDr[6],
+                    MDr[7],
+                    W - D,
+                    acc,
+                    accmd,
+                    tmp,
+                    tmpmd,
+                    alloc,
+                )
                 md = accmd[W - D]
                 win = _better(v, md, best, best_md)
             else:
-                v = _conv(V[4], V[5], V[6], V[7], W - D, acc, tmp)
+                v = _conv(V[4], V[5], V[6], V[7], W - D, acc, False)
                 md = 0
                 win = v < best
             if win:
@@ -877,7 +1061,7 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
             if W > 0 and not best_has_set and maxpos > top - W:
                 return -1
             return best
-        if W == 0 or (M >= 1 and W >= 3) or (par[P_ALL_WILD] and J >= 3):
+        if _wilds_meld_alone(W, M, J, par[P_ALL_WILD]):
             return all_nat - nat_md
         return all_nat - nat_md + J * par[52] + M * par[w]
     meld = best < all_nat
@@ -895,7 +1079,7 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
         best_md = nat_md
         nsets = 0
         best_D = 0
-        wild_dead = not (W == 0 or (M >= 1 and W >= 3) or (par[P_ALL_WILD] and J >= 3))
+        wild_dead = not _wilds_meld_alone(W, M, J, par[P_ALL_WILD])
         if wild_dead:
             value += J * par[52] + M * par[w]
             if J and par[52] > best_md:
@@ -986,17 +1170,77 @@ def _row_at(code, d, par, TT, mkeys, mv, mdw, cv, cmd, cdw):
     return cv[d], cmd[d]
 
 
+@njit(cache=True, inline="always")
+def _found_run(out, nruns, i, h, sub, lo, n):
+    """Record a run of the walk: its lowest card at index ``i`` (head ``h``, as
+    :func:`_run_span`), ``sub`` the bits above it, ``lo`` wilds needed, ``n`` naturals."""
+    places = sub << (i + 1)
+    if h == 0:
+        places |= 1 << i
+    elif h == 1:
+        places |= 1 << 13
+    else:
+        places |= 1 | (1 << 13)
+    out[3 * nruns] = places
+    out[3 * nruns + 1] = lo
+    out[3 * nruns + 2] = n
+    return nruns + 1
+
+
 @njit(cache=True)
-def suit_runs(code, d, par, TT, mkeys, mv, mdw, out):
+def _suit_runs_one(m, d, par, TT, out):
+    """:func:`suit_runs` of a suit holding one copy of each card (13-bit ``m``): the same walk
+    over the mask, read from the tables (every hand of one deck takes it; the walk over 3-bit
+    counts costs a solve() about a fifth more)."""
+    top = par[P_TOP]
+    nruns = 0
+    while m:
+        tv = TT[0, m, d]
+        tmd = TT[1, m, d]
+        i = _tz(m)
+        rest = m & (m - 1)
+        if par[i] + TT[0, rest, d] == tv and max(par[i], np.int64(TT[1, rest, d])) == tmd:
+            m = rest  # the lowest card is deadwood
+            continue
+        above = rest >> (i + 1)
+        found = False
+        for h in range(2 if (i == 0 and top == 14) else 1):
+            sub = above
+            while True:
+                low, high, n = _run_span(i, h, sub)
+                span = high - low + 1
+                lo = max(3, span) - n
+                if span <= top and lo <= d:
+                    nxt = rest & ~(sub << (i + 1))
+                    if TT[0, nxt, d - lo] == tv and TT[1, nxt, d - lo] == tmd:
+                        nruns = _found_run(out, nruns, i, h, sub, lo, n)
+                        m = nxt
+                        d -= lo
+                        found = True
+                        break
+                if sub == 0:
+                    break
+                sub = (sub - 1) & above
+            if found:
+                break
+        if not found:
+            return -1  # unreachable: the row was computed by these very options
+    return nruns
+
+
+@njit(cache=True)
+def suit_runs(code, d, par, TT, mkeys, mv, mdw, out, rows):
     """The runs of one suit's best arrangement at budget ``d`` (as :func:`evaluate` chose it):
     ``out[3r:3r+3] = (natural positions as bits 0..13 for positions 1..14, wilds needed,
-    naturals)``; returns the number of runs."""
-    top = par[P_TOP]
-    cv = np.empty(NB, np.int64)
-    cmd = np.empty(NB, np.int64)
-    cdw = np.empty(NB, np.int64)
-    nruns = 0
+    naturals)``; returns the number of runs. ``rows``: scratch, (3, NB)."""
     d = min(d, NB - 1)
+    if code & HI_FIELDS == 0:
+        return _suit_runs_one(_mask_of(code), d, par, TT, out)
+    top = par[P_TOP]
+    cv = rows[0]
+    cmd = rows[1]
+    cdw = rows[2]
+    nruns = 0
     while code:
         tv, tmd = _row_at(code, d, par, TT, mkeys, mv, mdw, cv, cmd, cdw)
         i = 0
@@ -1030,17 +1274,7 @@ def suit_runs(code, d, par, TT, mkeys, mv, mdw, out):
                         x &= x - 1
                     nv, nmd = _row_at(nxt, d - lo, par, TT, mkeys, mv, mdw, cv, cmd, cdw)
                     if nv == tv and nmd == tmd:
-                        places = sub << (i + 1)
-                        if h == 0:
-                            places |= 1 << i
-                        elif h == 1:
-                            places |= 1 << 13
-                        else:
-                            places |= 1 | (1 << 13)
-                        out[3 * nruns] = places
-                        out[3 * nruns + 1] = lo
-                        out[3 * nruns + 2] = n
-                        nruns += 1
+                        nruns = _found_run(out, nruns, i, h, sub, lo, n)
                         code = nxt
                         d -= lo
                         found = True
@@ -1511,7 +1745,7 @@ def draws_at_once(base, xs, nx, dropping, w, par, TT, mkeys, mv, mdw, res):
                 res[x] = -1
             else:
                 res[x] = best[x]
-        elif W == 0 or (M >= 1 and W >= 3) or (par[P_ALL_WILD] and J >= 3):
+        elif _wilds_meld_alone(W, M, J, par[P_ALL_WILD]):
             res[x] = limit
         else:
             res[x] = limit + J * par[52] + M * par[w]
@@ -1527,14 +1761,36 @@ def evaluate_many(hands, w, par, TT, mkeys, mv, mdw, ws, wr, out):
 
 # ---------------------------------------------------------------------------- the arrangement
 # meta rows: (kind, rank, suit, low, high, wilds, start, size); kind 0 set, 1 run, 2 wild-only
-M_KIND, M_RANK, M_SUIT, M_LOW, M_HIGH, M_WILDS, M_START, M_SIZE = range(8)
+ARRANGE_WILDS = W_SCRATCH + 7200  # arrange(): the wild cards to hand out (90 at most)
+KINDS_OF_MELD = ("set", "run", "wild")  # a meld key's kind
+
+
+@njit(cache=True, inline="always")
+def _meld_key(kind, rank, suit, low, high, wilds, size):
+    """A meld's shape as one integer (see :func:`meld_of_key`)."""
+    return kind | rank << 2 | (suit + 1) << 6 | low << 9 | high << 13 | wilds << 17 | size << 24
+
+
+def meld_of_key(key: int) -> tuple[str, int, int, int, int, int, int]:
+    """(kind, rank, suit, low, high, wilds, size) of a meld key written by :func:`arrange`."""
+    return (
+        KINDS_OF_MELD[key & 3],
+        key >> 2 & 15,
+        (key >> 6 & 7) - 1,
+        key >> 9 & 15,
+        key >> 13 & 15,
+        key >> 17 & 127,
+        key >> 24 & 127,
+    )
 
 
 @njit(cache=True)
-def arrange(counts, w, par, TT, mkeys, mv, mdw, ws, wr, cards, meta, dead, runs):
-    """The best arrangement of ``counts`` spelled out: the melds' cards in ``cards`` (a run in
-    position order), one ``meta`` row per meld, the deadwood in ``dead``. Returns
-    ``(melds, deadwood cards, points)``; points -1 when the kernel cannot certify the hand.
+def arrange(counts, w, par, TT, mkeys, mv, mdw, ws, wr, out, keys, runs):
+    """The best arrangement of ``counts`` spelled out: the melds' cards then the deadwood in
+    ``out`` (card kinds; a run in position order), one key per meld in ``keys``
+    (:func:`meld_of_key`: its kind, rank, suit, positions, wilds and size). Returns
+    ``(melds, cards in melds, deadwood cards, points)``; points -1 when the kernel cannot
+    certify the hand.
 
     The plan is :func:`evaluate`'s (mode 2): its sets, each suit's runs (walked back from the
     suit's table at the budget the plan gave it) and its deadwood. With a natural meld every
@@ -1544,12 +1800,12 @@ def arrange(counts, w, par, TT, mkeys, mv, mdw, ws, wr, cards, meta, dead, runs)
     the wild rank, or jokers only with ``all_wild_melds``) or are deadwood."""
     value = evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, 2)
     if value < 0:
-        return 0, 0, -1
+        return 0, 0, 0, -1
     top = par[P_TOP]
     J = np.int64(counts[52])
     M = np.int64(counts[w]) + counts[13 + w] + counts[26 + w] + counts[39 + w]
     W = J + M
-    wilds = np.empty(W, np.int64)  # jokers first, then the wild-rank cards
+    wilds = ws[ARRANGE_WILDS : ARRANGE_WILDS + W]  # jokers first, then the wild-rank cards
     i = 0
     for _ in range(J):
         wilds[i] = 52
@@ -1558,60 +1814,62 @@ def arrange(counts, w, par, TT, mkeys, mv, mdw, ws, wr, cards, meta, dead, runs)
         for _ in range(counts[s * 13 + w]):
             wilds[i] = s * 13 + w
             i += 1
-    nd = 0
-    for k in range(52):
-        if k % 13 != w:  # the natural deadwood (the wild cards are dealt with below)
-            for _ in range(ws[W_DEAD + k]):
-                dead[nd] = k
-                nd += 1
+    total = W
+    nd = 0  # the natural deadwood (the wild cards are dealt with below)
     all_nat = 0
-    for k in range(52):
-        if k % 13 != w:
-            all_nat += counts[k] * par[k]
+    for s in range(4):
+        for p in range(13):
+            if p != w:
+                k = s * 13 + p
+                total += counts[k]
+                all_nat += counts[k] * par[k]
+                nd += ws[W_DEAD + k]
+    meld = value < all_nat
+    if not meld and not (W and _wilds_meld_alone(W, M, J, par[P_ALL_WILD])):
+        nd += W  # no meld at all: the wild cards are deadwood too
+    nc = total - nd
+    d = nc
+    for s in range(4):
+        for p in range(13):
+            if p != w:
+                k = s * 13 + p
+                for _ in range(ws[W_DEAD + k]):
+                    out[d] = k
+                    d += 1
+    if not meld:
+        if nc:  # the wild cards meld alone
+            for j in range(W):
+                out[j] = wilds[j]
+            if M >= 1:
+                keys[0] = _meld_key(0, w + 1, -1, 0, 0, J, W)
+            else:
+                keys[0] = _meld_key(2, 0, -1, 0, 0, J, W)
+            return 1, nc, nd, value
+        for j in range(W):
+            out[d + j] = wilds[j]
+        return 0, 0, nd, value
+    # the sets
     nm = 0
     pos = 0
-    if value >= all_nat:
-        # no natural meld: the wild cards alone
-        if W and ((M >= 1 and W >= 3) or (par[P_ALL_WILD] and J >= 3 and M == 0)):
-            for j in range(W):
-                cards[pos + j] = wilds[j]
-            meta[0, M_KIND] = 0 if M >= 1 else 2
-            meta[0, M_RANK] = w + 1 if M >= 1 else 0
-            meta[0, M_SUIT] = -1
-            meta[0, M_LOW] = 0
-            meta[0, M_HIGH] = 0
-            meta[0, M_WILDS] = J
-            meta[0, M_START] = 0
-            meta[0, M_SIZE] = W
-            return 1, nd, value
-        for j in range(W):
-            dead[nd] = wilds[j]
-            nd += 1
-        return 0, nd, value
-    # the sets
     used = 0  # wild cards handed out
     nsets = ws[W_NSETS]
+    first_size = 0
     for i in range(nsets):
         p = ws[W_SETS + 2 * i]
         take = ws[W_SETS + 2 * i + 1]
         start = pos
         for s in range(4):
             for _ in range((take >> (3 * s)) & 7):
-                cards[pos] = s * 13 + p
+                out[pos] = s * 13 + p
                 pos += 1
         need = max(0, 3 - (pos - start))
         for _ in range(need):
-            cards[pos] = wilds[used]
+            out[pos] = wilds[used]
             pos += 1
             used += 1
-        meta[nm, M_KIND] = 0
-        meta[nm, M_RANK] = p + 1
-        meta[nm, M_SUIT] = -1
-        meta[nm, M_LOW] = 0
-        meta[nm, M_HIGH] = 0
-        meta[nm, M_WILDS] = need
-        meta[nm, M_START] = start
-        meta[nm, M_SIZE] = pos - start
+        if i == 0:
+            first_size = pos
+        keys[nm] = _meld_key(0, p + 1, -1, 0, 0, need, pos - start)
         nm += 1
     # the runs of each suit, and the wilds they need
     nr = 0
@@ -1620,7 +1878,7 @@ def arrange(counts, w, par, TT, mkeys, mv, mdw, ws, wr, cards, meta, dead, runs)
         budget = ws[W_SUITS + 2 * s + 1]
         if code == 0:
             continue
-        n = suit_runs(code, budget, par, TT, mkeys, mv, mdw, runs[nr * 3 :])
+        n = suit_runs(code, budget, par, TT, mkeys, mv, mdw, runs[nr * 3 :], wr[3])
         for r in range(n):
             runs[(nr + r) * 3 + 2] = runs[(nr + r) * 3 + 2] * 4 + s  # naturals and suit
         nr += n
@@ -1628,20 +1886,15 @@ def arrange(counts, w, par, TT, mkeys, mv, mdw, ws, wr, cards, meta, dead, runs)
     for r in range(nr):
         need_total += runs[r * 3 + 1]
     spare = W - used - need_total
-    if nsets and spare > 0:  # the spare wilds to the first set
-        start = meta[0, M_START]
-        size = meta[0, M_SIZE]
-        # shift the cards after the first set to make room
-        for j in range(pos - 1, start + size - 1, -1):
-            cards[j + spare] = cards[j]
-        for i in range(1, nm):
-            meta[i, M_START] += spare
+    if nsets and spare > 0:  # the spare wilds to the first set (it starts at 0)
+        for j in range(pos - 1, first_size - 1, -1):  # make room: shift the other sets
+            out[j + spare] = out[j]
         for j in range(spare):
-            cards[start + size + j] = wilds[used]
+            out[first_size + j] = wilds[used]
             used += 1
         pos += spare
-        meta[0, M_SIZE] = size + spare
-        meta[0, M_WILDS] += spare
+        # its key: the same set with ``spare`` more wilds and cards
+        keys[0] += (spare << 17) + (spare << 24)
         spare = 0
     for r in range(nr):
         places = runs[r * 3]
@@ -1664,15 +1917,14 @@ def arrange(counts, w, par, TT, mkeys, mv, mdw, ws, wr, cards, meta, dead, runs)
         if high - low + 1 < length:
             high = min(top, low + length - 1)
         low = high - length + 1
-        start = pos
         j = 0
         nwild = 0
         for q in range(low, high + 1):
             if (places >> (q - 1)) & 1:
-                cards[pos] = s * 13 + (0 if q == 14 else q - 1)
+                out[pos] = s * 13 + (0 if q == 14 else q - 1)
             else:
                 c = wilds[used + j]
-                cards[pos] = c
+                out[pos] = c
                 j += 1
                 # a wild-rank card of this suit in its own place is natural there
                 natural = (
@@ -1682,18 +1934,11 @@ def arrange(counts, w, par, TT, mkeys, mv, mdw, ws, wr, cards, meta, dead, runs)
                     nwild += 1
             pos += 1
         used += k
-        meta[nm, M_KIND] = 1
-        meta[nm, M_RANK] = 0
-        meta[nm, M_SUIT] = s
-        meta[nm, M_LOW] = low
-        meta[nm, M_HIGH] = high
-        meta[nm, M_WILDS] = nwild
-        meta[nm, M_START] = start
-        meta[nm, M_SIZE] = length
+        keys[nm] = _meld_key(1, 0, s, low, high, nwild, length)
         nm += 1
-    if used != W or spare:
-        return 0, 0, -1  # unreachable: the kernel checked that every wild finds a place
-    return nm, nd, value
+    if used != W or spare or pos != nc:
+        return 0, 0, 0, -1  # unreachable: the kernel checked that every wild finds a place
+    return nm, nc, nd, value
 
 
 # ---------------------------------------------------------------------------- packed calls
@@ -1701,10 +1946,10 @@ def arrange(counts, w, par, TT, mkeys, mv, mdw, ws, wr, cards, meta, dead, runs)
 # points below take one int64 array instead, the addresses of a configuration's arrays (built
 # by the Kernel, which keeps the arrays alive), and rebuild the arrays from them.
 A_W, A_PAR, A_TT, A_MKEYS, A_MV, A_MDW, A_WS, A_WR = range(8)
-A_OUT, A_DV, A_CARDS, A_META, A_DEAD, A_RUNS = range(8, 14)
+A_OUT, A_DV, A_CARDS, A_KEYS, A_COUNTS, A_RUNS = range(8, 14)
 A_SLOTS = 14  # the memo's slots (the Kernel allocates them)
 A_SIZE = 15
-ARRANGE_SIZES = (64, 32, 64, 256)  # cards, meta rows (of 8), dead, runs: the Kernel's buffers
+ARRANGE_SIZES = (64, 32, 256)  # cards (uint8), meld keys, runs: the Kernel's buffers
 
 
 @intrinsic
@@ -1746,9 +1991,14 @@ def _too_big(counts):
 def evaluate_packed(counts, A, lex):
     """:func:`evaluate` with the configuration's arrays packed in ``A``; -3 for a hand of more
     than :data:`MAX_HAND` cards (the Python side says why)."""
+    par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
+    if lex < 3:  # the lean search first, directly (it counts the cards too)
+        value = evaluate_one(counts, A[A_W], par, TT, ws, MAX_HAND, lex)
+        if value != -2:
+            return value
+        lex |= GENERAL
     if _too_big(counts):
         return -3
-    par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
     return evaluate(counts, A[A_W], par, TT, mkeys, mv, mdw, ws, wr, lex)
 
 
@@ -1770,15 +2020,29 @@ def after_draw_packed(counts, weights, A):
 
 
 @njit(cache=True)
-def arrange_packed(counts, A):
-    """:func:`arrange` into the Kernel's ``cards``, ``meta``, ``dead`` and ``runbuf``."""
+def arrange_packed(data, A, cards):
+    """:func:`arrange` into the Kernel's ``out8``, ``keys`` and ``runbuf``, of ``data``: 53
+    counts, or with ``cards`` the card kinds of the hand, one byte each (counted here: -3 for
+    a hand of more than :data:`MAX_HAND` cards, -4 for a kind beyond 52)."""
     par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
-    nc, nmeta, nd, nr = ARRANGE_SIZES
-    cards = carray(_address(A[A_CARDS]), (nc,), np.int64)
-    meta = carray(_address(A[A_META]), (nmeta, 8), np.int64)
-    dead = carray(_address(A[A_DEAD]), (nd,), np.int64)
+    counts = carray(_address(A[A_COUNTS]), (53,), np.uint8)
+    if cards:
+        if len(data) > MAX_HAND:
+            return 0, 0, 0, -3
+        for k in range(53):
+            counts[k] = 0
+        for c in data:
+            if c > 52:
+                return 0, 0, 0, -4
+            counts[c] += 1
+    else:
+        for k in range(53):
+            counts[k] = data[k]
+    no, nk, nr = ARRANGE_SIZES
+    out = carray(_address(A[A_CARDS]), (no,), np.uint8)
+    keys = carray(_address(A[A_KEYS]), (nk,), np.int64)
     runs = carray(_address(A[A_RUNS]), (nr,), np.int64)
-    return arrange(counts, A[A_W], par, TT, mkeys, mv, mdw, ws, wr, cards, meta, dead, runs)
+    return arrange(counts, A[A_W], par, TT, mkeys, mv, mdw, ws, wr, out, keys, runs)
 
 
 @njit(cache=True)

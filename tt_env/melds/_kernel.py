@@ -100,15 +100,14 @@ class Kernel:
         "mv",
         "mdw",
         "ws",
-        "suit_runs",
         "jit",
         "out53",
-        "runs",
         "wr",
         "many",
-        "cards",
-        "meta",
-        "dead",
+        "out_bytes",
+        "out8",
+        "keys",
+        "counts8",
         "runbuf",
         "dv53",
         "A",
@@ -142,16 +141,16 @@ class Kernel:
         self.TT, self.mkeys, self.mv, self.mdw = shared
         self.ws = np.zeros(jit.WS_SIZE, np.int64)
         self.wr = np.zeros((4, 8, jit.NB), np.int64)
-        self.suit_runs = _Entry(jit.suit_runs)
         self.many = _Entry(jit.evaluate_many)
-        ncards, nmeta, ndead, nruns = jit.ARRANGE_SIZES
-        self.cards = np.zeros(ncards, np.int64)
-        self.meta = np.zeros((nmeta, 8), np.int64)
-        self.dead = np.zeros(ndead, np.int64)
+        ncards, nkeys, nruns = jit.ARRANGE_SIZES
+        # arrange()'s cards: a bytearray Python reads directly (its ints, no numpy scalars)
+        self.out_bytes = bytearray(ncards)
+        self.out8 = np.frombuffer(self.out_bytes, np.uint8)
+        self.keys = np.zeros(nkeys, np.int64)
+        self.counts8 = np.zeros(53, np.uint8)
         self.runbuf = np.zeros(nruns, np.int64)
         self.out53 = np.empty(53, np.int64)
         self.dv53 = np.empty(53, np.int64)
-        self.runs = np.empty(3 * 16, np.int64)
         A = np.zeros(jit.A_SIZE, np.int64)
         A[jit.A_W] = self.w
         A[jit.A_SLOTS] = self.mdw.shape[0]
@@ -165,9 +164,9 @@ class Kernel:
             (jit.A_WR, self.wr),
             (jit.A_OUT, self.out53),
             (jit.A_DV, self.dv53),
-            (jit.A_CARDS, self.cards),
-            (jit.A_META, self.meta),
-            (jit.A_DEAD, self.dead),
+            (jit.A_CARDS, self.out8),
+            (jit.A_KEYS, self.keys),
+            (jit.A_COUNTS, self.counts8),
             (jit.A_RUNS, self.runbuf),
         ):
             if not array.flags.c_contiguous:  # unreachable: made here, C order
@@ -203,10 +202,15 @@ class Kernel:
         hand's own value or -1)."""
         return self.out53, self.discards.call(counts, self.A)
 
-    def arrange(self, counts: bytes) -> tuple[int, int, int]:
-        """See ``_jit.arrange``: (melds, deadwood cards, points) with the cards in ``cards``,
-        ``meta`` and ``dead`` (buffers reused by the next call)."""
-        return self.arranger.call(counts, self.A)
+    def arrange(self, counts: bytes) -> tuple[int, int, int, int]:
+        """See ``_jit.arrange``: (melds, cards in melds, deadwood cards, points) with the cards
+        in ``out_bytes`` and the meld keys in ``keys`` (buffers reused by the next call)."""
+        return self.arranger.call(counts, self.A, 0)
+
+    def arrange_cards(self, kinds: bytes) -> tuple[int, int, int, int]:
+        """:meth:`arrange` of the hand whose card kinds are ``kinds`` (one byte each); points
+        -3 for too large a hand, -4 for a kind beyond 52."""
+        return self.arranger.call(kinds, self.A, 1)
 
     def go_out(self, counts: bytes) -> int:
         """See ``_jit.go_out_packed``: the discards that go out, as bits (-1: not certified,
@@ -225,26 +229,6 @@ class Kernel:
         """See ``_jit.after_draw_values``: the values after each draw are left in ``out53``,
         the discard values of ``counts`` in ``dv53`` (buffers reused by the next call)."""
         return self.draws.call(counts, weights, self.A)
-
-    def runs_of(self, code: int, budget: int) -> list[tuple[tuple[int, ...], int, int]]:
-        """The runs of one suit of the last plan: (natural positions, wilds needed, naturals)."""
-        n = self.suit_runs(
-            np.int64(code),
-            np.int64(budget),
-            self.par,
-            self.TT,
-            self.mkeys,
-            self.mv,
-            self.mdw,
-            self.runs,
-        )
-        if n < 0:
-            raise AssertionError("kernel plan inconsistent")  # unreachable
-        out = []
-        for r in range(n):
-            places, lo, nat = (int(x) for x in self.runs[3 * r : 3 * r + 3])
-            out.append((tuple(q + 1 for q in range(14) if places >> q & 1), lo, nat))
-        return out
 
 
 def kernel_for(cfg) -> Kernel | None:
