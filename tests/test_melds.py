@@ -415,6 +415,31 @@ def test_bad_arguments_are_refused_before_any_cache():
         min_penalty(None, 3, Rules())
 
 
+def test_solve_refuses_bad_cards_also_on_its_fast_path():
+    # A list or tuple of Cards / ints goes to the compiled kernel as bytes once the rules
+    # have been served: every card the checked path refuses is refused there too, by name.
+    rules = Rules()
+    assert solve([1, 2, 3], 3, rules).points == 0  # serves (rules, 3)
+    refused = {
+        "got True": [True, 2, 3],
+        "got 53": [53, 1, 2],
+        "got -1": [4, -1, 2],
+        "got 300": (300, 1),
+        "got 2.0": (1, 2.0),
+        "at most 30 cards": list(range(14)) * 3,
+    }
+    for message, cards in refused.items():
+        with pytest.raises((ValueError, TypeError), match=message):
+            solve(cards, 3, rules)
+    # Names and numpy integers in a list are taken (by the checked path), as before.
+    assert solve(["3H", 29, np.int64(30)], 3, rules).points == 0
+    # The fast path's arrangement is the checked path's (from a string, never fast).
+    hand = "3H 4H 5H 7C 7D 7S 9D KH 2C TD JS QS AS 3S"
+    cards = parse_cards(hand)
+    for w in (3, 7, 13):
+        assert solve(list(cards), w, rules) == solve(tuple(cards), w, rules) == solve(hand, w)
+
+
 def test_oversized_hands_are_refused_at_once():
     # The largest hand in play holds 16 cards; the solver refuses more than MAX_HAND_CARDS
     # (a 40-card one-wild hand used to take a minute and gigabytes).
