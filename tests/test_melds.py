@@ -440,6 +440,29 @@ def test_solve_refuses_bad_cards_also_on_its_fast_path():
         assert solve(list(cards), w, rules) == solve(tuple(cards), w, rules) == solve(hand, w)
 
 
+def test_the_fast_paths_serve_every_rules_object_equal_ones_too(monkeypatch):
+    # min_penalty and solve answer a Rules object they have seen without configuring again,
+    # also when an equal Rules object configured the solver first (the configuration is
+    # shared, the fast path is keyed by the caller's object).
+    from tt_env import melds
+    from tt_env.melds import _kernel
+
+    if _kernel.jit_module() is None:
+        pytest.skip("the compiled kernel is off")
+    first, second = Rules(aces_high=True), Rules(aces_high=True)
+    hand = to_counts(parse_cards("3H 4H 5H KS"))
+    for rules in (first, second, first):
+        assert min_penalty(hand, 6, rules) == 10
+        assert solve("3H 4H 5H KS", 6, rules).points == 10
+    configured = []
+    real = melds._config
+    monkeypatch.setattr(melds, "_config", lambda *a: configured.append(a) or real(*a))
+    for rules in (second, first, second):
+        assert min_penalty(hand, 6, rules) == 10
+        assert solve(parse_cards("3H 4H 5H KS"), 6, rules).points == 10
+    assert configured == []
+
+
 def test_oversized_hands_are_refused_at_once():
     # The largest hand in play holds 16 cards; the solver refuses more than MAX_HAND_CARDS
     # (a 40-card one-wild hand used to take a minute and gigabytes).

@@ -11,9 +11,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._numba_cache import register
 from .features import _C, _G, CARD_FEATURES, GLOBAL_FEATURES
 from .melds._jit import after_draw_values, discard_values, evaluate
 from .observation import CARDS_DEALT_SLOTS, MIN_CARDS_DEALT
+
+register()  # cached code keyed by every kernel module (see tt_env._numba_cache)
 
 CW = len(CARD_FEATURES)
 NG = len(GLOBAL_FEATURES)

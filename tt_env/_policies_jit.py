@@ -12,7 +12,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._numba_cache import register
 from .melds._jit import after_draw_values, discard_values, evaluate
+
+register()  # cached code keyed by every kernel module (see tt_env._numba_cache)
 
 STOCK, TAKE = 0, 1
 DISCARD_BASE, GO_OUT_BASE = 2, 55

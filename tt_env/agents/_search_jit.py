@@ -17,8 +17,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .._numba_cache import register
 from .._policies_jit import DISCARD_BASE, GO_OUT_BASE, TAKE, decide
 from ..melds._jit import discard_values, evaluate
+
+register()  # cached code keyed by every kernel module (see tt_env._numba_cache)
 
 BIG = 1 << 40
 

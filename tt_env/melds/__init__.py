@@ -104,10 +104,29 @@ _CACHE: BoundedCache = BoundedCache(1 << 16, 180, "min_penalty results")
 _DISCARD_CACHE: BoundedCache = BoundedCache(1 << 13, 500, "discard_penalties results")
 
 
-# (id(rules), wild_rank) -> (rules, kernel) for min_penalty's fast path: the rules served by
-# the compiled kernel with the default joker penalty (the entry keeps the Rules object alive,
-# so its id cannot be reused while it is here)
+# The fast paths of min_penalty and solve: the rules served by the compiled kernel with the
+# default joker penalty, as (rules, kernel). _SERVED holds them by (id(rules), wild_rank) (the
+# entry keeps the Rules object alive, so its id cannot be reused while it is here), _LAST the
+# last one of each wild rank, found without building a key.
 _SERVED: BoundedCache = BoundedCache(256, 100, "kernels served by min_penalty")
+_LAST: BoundedCache = BoundedCache(16, 100, "the last kernel served, by wild rank")
+
+
+def _served(rules: Rules, wild_rank: int):
+    """(rules, kernel) when the kernel serves ``rules`` and the int ``wild_rank`` with the
+    default joker penalty, found before; else None."""
+    served = _SERVED.get((id(rules), wild_rank))
+    if served is None or served[0] is not rules:
+        return None
+    _LAST[wild_rank] = served
+    return served
+
+
+def _serve(rules: Rules, cfg: _Config, kernel) -> None:
+    """Let the fast paths find ``kernel`` for the caller's ``rules`` object (``cfg.rules`` may
+    be another, equal one) and ``cfg``'s wild rank, with the default joker penalty only."""
+    if cfg.jp == JOKER_PENALTY:
+        _SERVED[(id(rules), cfg.wild_rank)] = _LAST[cfg.wild_rank] = (rules, kernel)
 
 
 def min_penalty(
@@ -127,28 +146,31 @@ def min_penalty(
     # integers 0..255 (bytes() checks that in C). It fills no cache, so it need not count
     # towards the caches' budget.
     if wild_rank.__class__ is int and joker_penalty is None:
-        served = _SERVED.get((id(rules), wild_rank))
-        if served is not None and served[0] is rules:
+        served = _LAST.get(wild_rank)
+        if served is None or served[0] is not rules:
+            served = _served(rules, wild_rank)
+        if served is not None:
             cls = counts.__class__
-            if cls is bytes or cls is tuple:
+            if cls is tuple:
                 try:
-                    key = counts if cls is bytes else bytes(counts)
+                    key = bytes(counts)
                 except (TypeError, ValueError):
-                    key = None
-                if key is not None and len(key) == NUM_KINDS:
-                    kernel = served[1]
-                    value = kernel.ev.call(key, kernel.A, 0)
-                    if value >= 0:
-                        return value
+                    key = b""
+            else:
+                key = counts if cls is bytes else b""
+            if len(key) == 53:  # NUM_KINDS
+                kernel = served[1]
+                value = kernel.ev.call(key, kernel.at, 0)
+                if value >= 0:
+                    return value
     key = _check_counts(counts)
     cfg = _config(rules, wild_rank, joker_penalty)
     kernel = cfg.kernel
     if kernel is False:
         kernel = cfg.kernel = kernel_for(cfg)
     if kernel is not None:
-        if joker_penalty is None:
-            _SERVED[(id(rules), cfg.wild_rank)] = (rules, kernel)
-        value = kernel.ev.call(key, kernel.A, 0)
+        _serve(rules, cfg, kernel)
+        value = kernel.ev.call(key, kernel.at, 0)
         if value >= 0:
             return value
     return _cached_min(key, cfg)
@@ -343,8 +365,10 @@ def solve(
     # of Cards / ints, handed to the kernel as bytes (bytes() checks 0..255 in C, the kernel
     # the rest); anything else, or a hand the kernel cannot certify, takes the checked path.
     if wild_rank.__class__ is int and joker_penalty is None:
-        served = _SERVED.get((id(rules), wild_rank))
-        if served is not None and served[0] is rules:
+        served = _LAST.get(wild_rank)
+        if served is None or served[0] is not rules:
+            served = _served(rules, wild_rank)
+        if served is not None:
             cls = cards.__class__
             if (cls is list or cls is tuple) and _CARD_TYPES.issuperset(map(type, cards)):
                 try:
@@ -353,10 +377,15 @@ def solve(
                     kinds = None
                 if kinds is not None:
                     kernel = served[1]
-                    nm, nc, nd, value = kernel.arranger.call(kinds, kernel.A, 1)
+                    nm, nc, nd, value = kernel.arranger.call(kinds, kernel.at, 1)
                     if value >= 0:
                         return _compiled_arrangement(kernel, nm, nc, nd, value)
-    return _solve_counts(_config(rules, wild_rank, joker_penalty), _counts_of(cards))
+    cfg = _config(rules, wild_rank, joker_penalty)
+    counts = _counts_of(cards)
+    kernel = _kernel_of(cfg)
+    if kernel is not None:
+        _serve(rules, cfg, kernel)
+    return _solve_counts(cfg, counts)
 
 
 _CARD_TYPES = frozenset((Card, int))
@@ -373,8 +402,6 @@ def _kernel_of(cfg: _Config):
 def _solve_counts(cfg: _Config, counts: bytes) -> Arrangement:
     kernel = _kernel_of(cfg)
     if kernel is not None:
-        if cfg.jp == JOKER_PENALTY:  # the default joker penalty: solve's fast path
-            _SERVED[(id(cfg.rules), cfg.wild_rank)] = (cfg.rules, kernel)
         nm, nc, nd, value = kernel.arrange(counts)
         if value >= 0:
             return _compiled_arrangement(kernel, nm, nc, nd, value)
@@ -411,4 +438,20 @@ def _compiled_arrangement(kernel, nm: int, nc: int, nd: int, value: int) -> Arra
             melds.append(cards[start:end])
             shapes.append(shape)
             start = end
-    return Arrangement(melds, shapes, cards[nc:], value)
+    return _arrangement(melds, shapes, cards[nc:], value)
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _arrangement(melds, shapes, deadwood, points) -> Arrangement:
+    """``Arrangement(melds, shapes, deadwood, points)`` in a third less time: the frozen
+    dataclass's __init__ sets each field through object.__setattr__, this sets them at once."""
+    arrangement = _new(Arrangement)
+    _set(
+        arrangement,
+        "__dict__",
+        {"melds": melds, "shapes": shapes, "deadwood": deadwood, "points": points},
+    )
+    return arrangement

@@ -38,9 +38,14 @@ best discard of a deadwood card, which the valuation layer uses to skip most dis
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
 from numba import carray, njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
+
+from .._numba_cache import register
+
+register()  # cached code keyed by every kernel module (see tt_env._numba_cache)
 
 NB = 16  # budgets 0..15 per suit row; a suit's runs never need more than 13 gap wilds
 HI_FIELDS = sum(0b110 << (3 * p) for p in range(13))  # 3-bit count fields holding 2 or more
@@ -60,9 +65,13 @@ W_MD = 0  # the costliest deadwood card's penalty (lexicographic modes)
 W_NSETS = 1  # plan: sets chosen
 W_D = 2  # plan: wilds the chosen sets and runs need
 W_UNSURE = 3  # discard_values: entries the kernel could not certify
+W_ALLNAT = 4  # plan: the points of every natural card
+W_CARDS = 5  # plan: the cards of the hand
+W_NDEAD = 6  # plan: the natural cards of the deadwood
 W_SETS = 8  # plan: (rank position, takes per suit in 3-bit fields) per set, 13 at most
 W_SUITS = 40  # plan: (code left, budget) per suit
 W_DEAD = 56  # deadwood: 53 counts
+W_DEADCODE = 112  # plan: the natural deadwood of each suit, as a code (3-bit counts)
 W_SCRATCH = 128
 WS_SIZE = 8192
 
@@ -71,21 +80,24 @@ GENERAL = 8  # added to evaluate()'s mode: never the lean search (tests compare 
 # ---------------------------------------------------------------------------- bits
 
 
-@njit(cache=True, inline="always")
-def _tz(x):
-    n = 0
-    while not (x >> n) & 1:
-        n += 1
-    return n
+@intrinsic
+def _tz(typingctx, x):
+    """The trailing zero bits of an integer x > 0 (one instruction: LLVM's cttz)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 1))
+
+    return x(x), codegen
 
 
-@njit(cache=True, inline="always")
-def _popcount(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
+@intrinsic
+def _popcount(typingctx, x):
+    """The bits set in an integer x >= 0 (LLVM's ctpop)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return x(x), codegen
 
 
 @njit(cache=True, inline="always")
@@ -97,13 +109,15 @@ def _popcount13(x):
     return (x + (x >> 8)) & 0x1F
 
 
-@njit(cache=True, inline="always")
-def _bitlen(x):
-    n = 0
-    while x:
-        x >>= 1
-        n += 1
-    return n
+@intrinsic
+def _bitlen(typingctx, x):
+    """The length in bits of an integer x >= 0 (LLVM's ctlz)."""
+
+    def codegen(context, builder, signature, args):
+        width = ir.Constant(args[0].type, args[0].type.width)
+        return builder.sub(width, builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0)))
+
+    return x(x), codegen
 
 
 @njit(cache=True, inline="always")
@@ -127,9 +141,9 @@ def _run_span(i, h, sub):
 
 @njit(cache=True)
 def build_suit_tables(pen13, top, TT):
-    """Fill ``TT[0] = T``, ``TT[1] = MD``, ``TT[2] = DW`` and ``TT[3] = G`` (see the module
-    docstring)."""
-    T, MD, DW = TT[0], TT[1], TT[2]
+    """Fill ``TT[:, 0] = T``, ``TT[:, 1] = MD``, ``TT[:, 2] = DW`` and ``TT[:, 3] = G`` (see
+    the module docstring): ``TT[mask]`` holds a suit's four rows side by side."""
+    T, MD, DW = TT[:, 0], TT[:, 1], TT[:, 2]
     for d in range(NB):
         T[0, d] = 0
         MD[0, d] = -1  # no deadwood
@@ -158,7 +172,7 @@ def build_suit_tables(pen13, top, TT):
                 if sub == 0:
                     break
                 sub = (sub - 1) & above
-    G = TT[3]
+    G = TT[:, 3]
     for d in range(NB):
         G[0, d] = INF
     for mask in range(1, 1 << 13):
@@ -197,6 +211,7 @@ def _field_masks():
 
 
 FIELD_MASK = _field_masks()
+FIELD_CODE = np.array([sum(1 << (3 * f) for f in range(4) if x >> f & 1) for x in range(16)])
 
 
 @njit(cache=True, inline="always")
@@ -210,13 +225,15 @@ def _mask_of(code):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _code_of(mask):
-    c = np.int64(0)
-    for p in range(13):
-        if (mask >> p) & 1:
-            c |= np.int64(1) << (3 * p)
-    return c
+    """The code (3-bit counts) of a 13-bit mask (four positions per table read)."""
+    return (
+        FIELD_CODE[mask & 15]
+        | FIELD_CODE[(mask >> 4) & 15] << 12
+        | FIELD_CODE[(mask >> 8) & 15] << 24
+        | FIELD_CODE[(mask >> 12) & 1] << 36
+    )
 
 
 @njit(cache=True)
@@ -226,9 +243,9 @@ def suit_row(code, par, TT, mkeys, mv, mdw, out, outmd, outdw):
     if code & HI_FIELDS == 0:
         m = _mask_of(code)
         for d in range(NB):
-            out[d] = TT[0, m, d]
-            outmd[d] = TT[1, m, d]
-            outdw[d] = _code_of(TT[2, m, d])
+            out[d] = TT[m, 0, d]
+            outmd[d] = TT[m, 1, d]
+            outdw[d] = _code_of(TT[m, 2, d])
         return
     s = _slot(code, mkeys)
     if s >= 0:
@@ -403,7 +420,7 @@ def drop_row(code, par, TT, mkeys, mv, mdw, out, tv, tmd, tdw):
     if code & HI_FIELDS == 0:
         m = _mask_of(code)
         for d in range(NB):
-            out[d] = TT[3, m, d]
+            out[d] = TT[m, 3, d]
         return
     for d in range(NB):
         out[d] = INF
@@ -506,7 +523,7 @@ def _wilds_meld_alone(W, M, J, all_wild):
 @njit(cache=True, inline="always")
 def _conv_masks(TT, m0, m1, m2, m3, b, ws, at, every):
     """:func:`_conv` of the rows of four suit masks, in place in ``ws[at:]``."""
-    return _conv(TT[0, m0], TT[0, m1], TT[0, m2], TT[0, m3], b, ws[at : at + 96], every)
+    return _conv(TT[m0, 0], TT[m1, 0], TT[m2, 0], TT[m3, 0], b, ws[at : at + 96], every)
 
 
 @njit(cache=True, inline="always")
@@ -518,14 +535,14 @@ def _conv_lex_masks(TT, ws, at, b):
     m2 = ws[at + 2]
     m3 = ws[at + 3]
     v = _conv_lex(
-        TT[0, m0],
-        TT[0, m1],
-        TT[0, m2],
-        TT[0, m3],
-        TT[1, m0],
-        TT[1, m1],
-        TT[1, m2],
-        TT[1, m3],
+        TT[m0, 0],
+        TT[m1, 0],
+        TT[m2, 0],
+        TT[m3, 0],
+        TT[m0, 1],
+        TT[m1, 1],
+        TT[m2, 1],
+        TT[m3, 1],
         b,
         ws[L_ACC : L_ACC + 96],
         ws[L_ACCMD : L_ACCMD + 96],
@@ -573,15 +590,21 @@ def evaluate_one(counts, w, par, TT, ws, limit, lex):
     m2 = ws[L_MASK + 2]
     m3 = ws[L_MASK + 3]
     wild = 1 if W > 0 else 0
+    # The set ranks, lowest first: two suits or more with a wild, three or more without
+    # (bit-parallel over the ranks; the masks hold no wild-rank card).
+    if wild:
+        ranks = (m0 & m1) | (m2 & m3) | ((m0 | m1) & (m2 | m3))
+    else:
+        ranks = (m0 & m1 & (m2 | m3)) | (m2 & m3 & (m0 | m1))
     nr = 0
-    for p in range(13):
-        if p == w:
-            continue
-        held = ((m0 >> p) & 1) | ((m1 >> p) & 1) << 1 | ((m2 >> p) & 1) << 2 | ((m3 >> p) & 1) << 3
-        if OPT_COUNT[wild, held] > 1:
-            ws[L_RANK + nr] = p
-            ws[L_HELD + nr] = held
-            nr += 1
+    while ranks:
+        p = _tz(ranks)
+        ranks &= ranks - 1
+        ws[L_RANK + nr] = p
+        ws[L_HELD + nr] = (
+            ((m0 >> p) & 1) | ((m1 >> p) & 1) << 1 | ((m2 >> p) & 1) << 2 | ((m3 >> p) & 1) << 3
+        )
+        nr += 1
     best_md = np.int64(0)
     if not lex:  # with set ranks, the bound at every budget too
         best = _conv_masks(TT, m0, m1, m2, m3, W, ws, L_BOUND, nr > 0)
@@ -596,22 +619,26 @@ def evaluate_one(counts, w, par, TT, ws, limit, lex):
     nsets = 0
     best_D = 0
     if nr:
-        # The most points the set ranks from j on can take with at most k wilds:
-        # fut[j, k] (k < 16); a pair takes a wild, three cards or more take none. With k = 15
-        # (more than the pairs) it is every card of those ranks: evaluate()'s bound, which
-        # the lexicographic modes keep so as to prune as it does (see below).
-        for k in range(16):
+        # The most points the set ranks from j on can take with at most k wilds: fut[j, k]
+        # for k = 0..min(W, 12), by a knapsack (a pair takes a wild, three cards or more take
+        # none), and fut[j, 15], every card of those ranks: what they take with 12 wilds or
+        # more (there are 12 pairs at most), and evaluate()'s bound, which the
+        # lexicographic modes keep so as to prune as it does (see below).
+        K = min(W, 12)
+        for k in range(K + 1):
             ws[L_FUT + 16 * nr + k] = 0
+        ws[L_FUT + 16 * nr + 15] = 0
         for j in range(nr - 1, -1, -1):
             size = TAKE_SIZE[ws[L_HELD + j]]
             q = size * par[ws[L_RANK + j]]
             at = L_FUT + 16 * j
+            ws[at + 15] = ws[at + 31] + q
             if size >= 3:
-                for k in range(16):
+                for k in range(K + 1):
                     ws[at + k] = ws[at + 16 + k] + q
             else:
                 ws[at] = ws[at + 16]
-                for k in range(1, 16):
+                for k in range(1, K + 1):
                     ws[at + k] = max(ws[at + 16 + k], ws[at + 16 + k - 1] + q)
         ws[L_D] = 0
         ws[L_S] = 0
@@ -635,12 +662,15 @@ def evaluate_one(counts, w, par, TT, ws, limit, lex):
             if D > W:
                 continue
             # A leaf below keeps at least the suits as they are with the wilds left, less the
-            # set cards' points: it cannot win when that is not below the best. (The
-            # lexicographic modes prune the same way as evaluate(): with the bound of every
-            # card, and at a bound equal to the best, so that both find the same
-            # arrangement; points only take the tighter bound of the wilds left.)
-            k = 15 if lex else min(W - D, 15)
-            if ws[L_BOUND + W - D] - sp - ws[L_FUT + 16 * (j + 1) + k] >= best:
+            # points the sets can take with them: it cannot win when that is not below the
+            # best. The lexicographic modes find the arrangement evaluate() finds: they skip
+            # what it skips (with the bound of every card, at a bound equal to the best) and
+            # else only what holds no leaf even equal to the best (it would reject them all).
+            lb = ws[L_BOUND + W - D] - sp
+            tight = lb - ws[L_FUT + 16 * (j + 1) + (W - D if W - D <= 12 else 15)]
+            if tight > best or (tight == best and not lex):
+                continue
+            if lex and lb - ws[L_FUT + 16 * (j + 1) + 15] >= best:
                 continue
             here = L_MASK + 4 * j
             keep = ~(np.int64(1) << p)
@@ -721,19 +751,25 @@ def evaluate_one(counts, w, par, TT, ws, limit, lex):
                     ws[W_SETS + 2 * n] = ws[L_RANK + jj]
                     ws[W_SETS + 2 * n + 1] = TAKE_FIELDS[OPT_TAKE[wild, ws[L_HELD + jj], o]]
                     n += 1
+        ws[W_ALLNAT] = all_nat
+        ws[W_CARDS] = cards
+        ndead = 0
         for s in range(4):
             if meld:
                 m = ws[L_BEST_MASK + s]
                 d = ws[L_BEST_ALLOC + s]
-                left = np.int64(TT[2, m, min(d, NB - 1)])
+                left = np.int64(TT[m, 2, min(d, NB - 1)])
             else:
                 m = ws[L_MASK + s]
                 d = 0
                 left = m
             ws[W_SUITS + 2 * s] = _code_of(m)
             ws[W_SUITS + 2 * s + 1] = d
+            ws[W_DEADCODE + s] = _code_of(left)
+            ndead += _popcount13(left)
             for p in range(13):
                 ws[W_DEAD + 13 * s + p] = (left >> p) & 1
+        ws[W_NDEAD] = ndead
         ws[W_DEAD + 52] = 0
         if wild_dead:
             ws[W_DEAD + 52] = J
@@ -817,9 +853,9 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
         elif lex:
             m = masks[s]
             for d in range(NB):
-                V[s, d] = TT[0, m, d]
-                MDr[s, d] = TT[1, m, d]
-                Gr[s, d] = TT[3, m, d]
+                V[s, d] = TT[m, 0, d]
+                MDr[s, d] = TT[m, 1, d]
+                Gr[s, d] = TT[m, 3, d]
     acc = sc[8:104]
     tmp = sc[3400:3900]  # also holds _conv_lex's traceback
     accmd = sc[200:296]
@@ -845,7 +881,7 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
         best_md = 0
     else:
         best = _conv(
-            TT[0, masks[0]], TT[0, masks[1]], TT[0, masks[2]], TT[0, masks[3]], W, acc, False
+            TT[masks[0], 0], TT[masks[1], 0], TT[masks[2], 0], TT[masks[3], 0], W, acc, False
         )
         best_md = 0
     best_D = 0
@@ -908,7 +944,7 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
             _conv(V[0], V[1], V[2], V[3], W, bound, True)
         else:
             _conv(
-                TT[0, masks[0]], TT[0, masks[1]], TT[0, masks[2]], TT[0, masks[3]], W, bound, True
+                TT[masks[0], 0], TT[masks[1], 0], TT[masks[2], 0], TT[masks[3], 0], W, bound, True
             )
         futmax[nr] = 0
         for j in range(nr - 1, -1, -1):
@@ -957,10 +993,10 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
             if not lex and not multi:
                 leaf = 4 * nr
                 v = _conv(
-                    TT[0, stM[leaf]],
-                    TT[0, stM[leaf + 1]],
-                    TT[0, stM[leaf + 2]],
-                    TT[0, stM[leaf + 3]],
+                    TT[stM[leaf], 0],
+                    TT[stM[leaf + 1], 0],
+                    TT[stM[leaf + 2], 0],
+                    TT[stM[leaf + 3], 0],
                     W - D,
                     acc,
                     False,
@@ -995,9 +1031,9 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
                 else:
                     m = stM[4 * (nr) + s]
                     for d in range(NB):
-                        V[4 + s, d] = TT[0, m, d]
-                        MDr[4 + s, d] = TT[1, m, d]
-                        Gr[4 + s, d] = TT[3, m, d]
+                        V[4 + s, d] = TT[m, 0, d]
+                        MDr[4 + s, d] = TT[m, 1, d]
+                        Gr[4 + s, d] = TT[m, 3, d]
             if drop:
                 v = _conv_drop(
                     V[4],
@@ -1100,6 +1136,9 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
         dead = ws[W_DEAD : W_DEAD + 53]
         for k in range(53):
             dead[k] = 0
+        ws[W_ALLNAT] = all_nat
+        ws[W_CARDS] = cards
+        ndead = 0
         for s in range(4):
             if meld:
                 code = best_codes[s]
@@ -1112,8 +1151,11 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
                 left = code
             ws[W_SUITS + 2 * s] = code
             ws[W_SUITS + 2 * s + 1] = d
+            ws[W_DEADCODE + s] = left
             for p in range(13):
                 dead[s * 13 + p] = (left >> (3 * p)) & 7
+                ndead += dead[s * 13 + p]
+        ws[W_NDEAD] = ndead
         if wild_dead:
             dead[52] = J
             for s in range(4):
@@ -1165,13 +1207,13 @@ def _row_at(code, d, par, TT, mkeys, mv, mdw, cv, cmd, cdw):
     when the suit holds one copy of each card, else through the memo."""
     if code & HI_FIELDS == 0:
         m = _mask_of(code)
-        return np.int64(TT[0, m, d]), np.int64(TT[1, m, d])
+        return np.int64(TT[m, 0, d]), np.int64(TT[m, 1, d])
     suit_row(code, par, TT, mkeys, mv, mdw, cv, cmd, cdw)
     return cv[d], cmd[d]
 
 
 @njit(cache=True, inline="always")
-def _found_run(out, nruns, i, h, sub, lo, n):
+def _found_run(out, at, nruns, i, h, sub, lo, n):
     """Record a run of the walk: its lowest card at index ``i`` (head ``h``, as
     :func:`_run_span`), ``sub`` the bits above it, ``lo`` wilds needed, ``n`` naturals."""
     places = sub << (i + 1)
@@ -1181,28 +1223,31 @@ def _found_run(out, nruns, i, h, sub, lo, n):
         places |= 1 << 13
     else:
         places |= 1 | (1 << 13)
-    out[3 * nruns] = places
-    out[3 * nruns + 1] = lo
-    out[3 * nruns + 2] = n
+    out[at + 3 * nruns] = places
+    out[at + 3 * nruns + 1] = lo
+    out[at + 3 * nruns + 2] = n
     return nruns + 1
 
 
-@njit(cache=True)
-def _suit_runs_one(m, d, par, TT, out):
+@njit(cache=True, inline="always")
+def _suit_runs_one(m, d, par, TT, out, at):
     """:func:`suit_runs` of a suit holding one copy of each card (13-bit ``m``): the same walk
     over the mask, read from the tables (every hand of one deck takes it; the walk over 3-bit
-    counts costs a solve() about a fifth more)."""
+    counts costs a solve() about a fifth more). The table's deadwood ``DW`` tells which cards
+    the walk finds to be deadwood (the table kept the first best option in the walk's order,
+    and its deadwood with it), so a run is looked for among the other cards only."""
     top = par[P_TOP]
+    dead = np.int64(TT[m, 2, d])  # also the deadwood of what is left after each run
     nruns = 0
     while m:
-        tv = TT[0, m, d]
-        tmd = TT[1, m, d]
         i = _tz(m)
         rest = m & (m - 1)
-        if par[i] + TT[0, rest, d] == tv and max(par[i], np.int64(TT[1, rest, d])) == tmd:
+        if (dead >> i) & 1:
             m = rest  # the lowest card is deadwood
             continue
-        above = rest >> (i + 1)
+        tv = TT[m, 0, d]
+        tmd = TT[m, 1, d]
+        above = (rest & ~dead) >> (i + 1)
         found = False
         for h in range(2 if (i == 0 and top == 14) else 1):
             sub = above
@@ -1212,8 +1257,8 @@ def _suit_runs_one(m, d, par, TT, out):
                 lo = max(3, span) - n
                 if span <= top and lo <= d:
                     nxt = rest & ~(sub << (i + 1))
-                    if TT[0, nxt, d - lo] == tv and TT[1, nxt, d - lo] == tmd:
-                        nruns = _found_run(out, nruns, i, h, sub, lo, n)
+                    if TT[nxt, 0, d - lo] == tv and TT[nxt, 1, d - lo] == tmd:
+                        nruns = _found_run(out, at, nruns, i, h, sub, lo, n)
                         m = nxt
                         d -= lo
                         found = True
@@ -1228,18 +1273,18 @@ def _suit_runs_one(m, d, par, TT, out):
     return nruns
 
 
-@njit(cache=True)
-def suit_runs(code, d, par, TT, mkeys, mv, mdw, out, rows):
+@njit(cache=True, inline="always")
+def suit_runs(code, d, par, TT, mkeys, mv, mdw, out, at, wr):
     """The runs of one suit's best arrangement at budget ``d`` (as :func:`evaluate` chose it):
-    ``out[3r:3r+3] = (natural positions as bits 0..13 for positions 1..14, wilds needed,
-    naturals)``; returns the number of runs. ``rows``: scratch, (3, NB)."""
+    ``out[at + 3r : at + 3r + 3] = (natural positions as bits 0..13 for positions 1..14, wilds
+    needed, naturals)``; returns the number of runs (``wr[3]``: scratch rows)."""
     d = min(d, NB - 1)
     if code & HI_FIELDS == 0:
-        return _suit_runs_one(_mask_of(code), d, par, TT, out)
+        return _suit_runs_one(_mask_of(code), d, par, TT, out, at)
     top = par[P_TOP]
-    cv = rows[0]
-    cmd = rows[1]
-    cdw = rows[2]
+    cv = wr[3, 0]
+    cmd = wr[3, 1]
+    cdw = wr[3, 2]
     nruns = 0
     while code:
         tv, tmd = _row_at(code, d, par, TT, mkeys, mv, mdw, cv, cmd, cdw)
@@ -1274,7 +1319,7 @@ def suit_runs(code, d, par, TT, mkeys, mv, mdw, out, rows):
                         x &= x - 1
                     nv, nmd = _row_at(nxt, d - lo, par, TT, mkeys, mv, mdw, cv, cmd, cdw)
                     if nv == tv and nmd == tmd:
-                        nruns = _found_run(out, nruns, i, h, sub, lo, n)
+                        nruns = _found_run(out, at, nruns, i, h, sub, lo, n)
                         code = nxt
                         d -= lo
                         found = True
@@ -1504,8 +1549,8 @@ def _leaf_rows(lc, multi, par, TT, mkeys, mv, mdw, rT, rG, dropping, sv, smd, sd
         else:
             m = _mask_of(code)
             for d in range(NB):
-                rT[s, d] = TT[0, m, d]
-                rG[s, d] = TT[3, m, d]
+                rT[s, d] = TT[m, 0, d]
+                rG[s, d] = TT[m, 3, d]
 
 
 @njit(cache=True)
@@ -1696,8 +1741,8 @@ def draws_at_once(base, xs, nx, dropping, w, par, TT, mkeys, mv, mdw, res):
                         v = np.int64(1) << 40
                         for d in range(min(B, NB - 1) + 1):
                             if single:
-                                tv = np.int64(TT[0, m2, d])
-                                gv = np.int64(TT[3, m2, d])
+                                tv = np.int64(TT[m2, 0, d])
+                                gv = np.int64(TT[m2, 3, d])
                             else:
                                 tv = xT[d]
                                 gv = xG[d] if dropping else 0
@@ -1814,28 +1859,21 @@ def arrange(counts, w, par, TT, mkeys, mv, mdw, ws, wr, out, keys, runs):
         for _ in range(counts[s * 13 + w]):
             wilds[i] = s * 13 + w
             i += 1
-    total = W
-    nd = 0  # the natural deadwood (the wild cards are dealt with below)
-    all_nat = 0
-    for s in range(4):
-        for p in range(13):
-            if p != w:
-                k = s * 13 + p
-                total += counts[k]
-                all_nat += counts[k] * par[k]
-                nd += ws[W_DEAD + k]
-    meld = value < all_nat
+    total = ws[W_CARDS]
+    nd = ws[W_NDEAD]  # the natural deadwood (the wild cards are dealt with below)
+    meld = value < ws[W_ALLNAT]
     if not meld and not (W and _wilds_meld_alone(W, M, J, par[P_ALL_WILD])):
         nd += W  # no meld at all: the wild cards are deadwood too
     nc = total - nd
     d = nc
     for s in range(4):
-        for p in range(13):
-            if p != w:
-                k = s * 13 + p
-                for _ in range(ws[W_DEAD + k]):
-                    out[d] = k
-                    d += 1
+        code = ws[W_DEADCODE + s]
+        while code:
+            p = _tz(code) // 3
+            for _ in range((code >> (3 * p)) & 7):
+                out[d] = s * 13 + p
+                d += 1
+            code &= ~(np.int64(7) << (3 * p))
     if not meld:
         if nc:  # the wild cards meld alone
             for j in range(W):
@@ -1878,7 +1916,7 @@ def arrange(counts, w, par, TT, mkeys, mv, mdw, ws, wr, out, keys, runs):
         budget = ws[W_SUITS + 2 * s + 1]
         if code == 0:
             continue
-        n = suit_runs(code, budget, par, TT, mkeys, mv, mdw, runs[nr * 3 :], wr[3])
+        n = suit_runs(code, budget, par, TT, mkeys, mv, mdw, runs, nr * 3, wr)
         for r in range(n):
             runs[(nr + r) * 3 + 2] = runs[(nr + r) * 3 + 2] * 4 + s  # naturals and suit
         nr += n
@@ -1942,9 +1980,10 @@ def arrange(counts, w, par, TT, mkeys, mv, mdw, ws, wr, out, keys, runs):
 
 
 # ---------------------------------------------------------------------------- packed calls
-# A call from Python pays for every argument it unboxes (about 0.1 us an array): the entry
-# points below take one int64 array instead, the addresses of a configuration's arrays (built
-# by the Kernel, which keeps the arrays alive), and rebuild the arrays from them.
+# A call from Python pays for every argument it unboxes (about 0.1 us an array, less for an
+# int): the entry points below take one integer instead, the address of an int64 array ``A``
+# of the addresses of a configuration's arrays (built by the Kernel, which keeps the arrays
+# alive), and rebuild the arrays from them.
 A_W, A_PAR, A_TT, A_MKEYS, A_MV, A_MDW, A_WS, A_WR = range(8)
 A_OUT, A_DV, A_CARDS, A_KEYS, A_COUNTS, A_RUNS = range(8, 14)
 A_SLOTS = 14  # the memo's slots (the Kernel allocates them)
@@ -1967,7 +2006,7 @@ def _tables(A):
     slots = A[A_SLOTS]
     return (
         carray(_address(A[A_PAR]), (PAR_SIZE,), np.int64),
-        carray(_address(A[A_TT]), (4, 1 << 13, NB), np.int16),
+        carray(_address(A[A_TT]), (1 << 13, 4, NB), np.int16),
         carray(_address(A[A_MKEYS]), (slots + 1,), np.int64),
         carray(_address(A[A_MV]), (2, slots, NB), np.int16),
         carray(_address(A[A_MDW]), (slots, NB), np.int64),
@@ -1988,9 +2027,10 @@ def _too_big(counts):
 
 
 @njit(cache=True)
-def evaluate_packed(counts, A, lex):
+def evaluate_packed(counts, at, lex):
     """:func:`evaluate` with the configuration's arrays packed in ``A``; -3 for a hand of more
     than :data:`MAX_HAND` cards (the Python side says why)."""
+    A = carray(_address(at), (A_SIZE,), np.int64)
     par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
     if lex < 3:  # the lean search first, directly (it counts the cards too)
         value = evaluate_one(counts, A[A_W], par, TT, ws, MAX_HAND, lex)
@@ -2003,16 +2043,18 @@ def evaluate_packed(counts, A, lex):
 
 
 @njit(cache=True)
-def discard_values_packed(counts, A):
+def discard_values_packed(counts, at):
     """:func:`discard_values` into the Kernel's ``out53`` buffer."""
+    A = carray(_address(at), (A_SIZE,), np.int64)
     par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
     out = carray(_address(A[A_OUT]), (53,), np.int64)
     return discard_values(counts, A[A_W], par, TT, mkeys, mv, mdw, ws, wr, out)
 
 
 @njit(cache=True)
-def after_draw_packed(counts, weights, A):
+def after_draw_packed(counts, weights, at):
     """:func:`after_draw_values` into the Kernel's ``out53`` and ``dv53`` buffers."""
+    A = carray(_address(at), (A_SIZE,), np.int64)
     par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
     out = carray(_address(A[A_OUT]), (53,), np.int64)
     dv = carray(_address(A[A_DV]), (53,), np.int64)
@@ -2020,10 +2062,11 @@ def after_draw_packed(counts, weights, A):
 
 
 @njit(cache=True)
-def arrange_packed(data, A, cards):
+def arrange_packed(data, at, cards):
     """:func:`arrange` into the Kernel's ``out8``, ``keys`` and ``runbuf``, of ``data``: 53
     counts, or with ``cards`` the card kinds of the hand, one byte each (counted here: -3 for
     a hand of more than :data:`MAX_HAND` cards, -4 for a kind beyond 52)."""
+    A = carray(_address(at), (A_SIZE,), np.int64)
     par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
     counts = carray(_address(A[A_COUNTS]), (53,), np.uint8)
     if cards:
@@ -2046,7 +2089,7 @@ def arrange_packed(data, A, cards):
 
 
 @njit(cache=True)
-def go_out_packed(counts, A):
+def go_out_packed(counts, at):
     """The discards that leave ``counts`` (a hand just after a draw) with no deadwood, as bits
     (bit ``k``: discarding one card of kind ``k``); -1 when the kernel cannot certify it, -3
     for a hand of more than :data:`MAX_HAND` cards.
@@ -2055,6 +2098,7 @@ def go_out_packed(counts, A):
     ``k`` keeps at least ``V - pen(k)`` (an arrangement of the rest, with ``k`` added back as
     deadwood, is one of the hand), so when ``V`` exceeds the penalty of every card held, no
     discard goes out. Otherwise every discard is valued (:func:`discard_values`)."""
+    A = carray(_address(at), (A_SIZE,), np.int64)
     if _too_big(counts):
         return -3
     par, TT, mkeys, mv, mdw, ws, wr = _tables(A)

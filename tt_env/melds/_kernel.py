@@ -86,9 +86,10 @@ class _Entry:
 class Kernel:
     """The kernel's view of one configuration (rules, wild rank, joker penalty).
 
-    ``A`` packs the addresses of its arrays for the packed entry points (one argument to
-    unbox instead of a dozen); the Kernel holds the arrays, so the addresses stay valid while
-    it lives. A Kernel is compiled state: copying or pickling one gives the same object back
+    ``A`` packs the addresses of its arrays for the packed entry points, which take the
+    address of ``A`` itself (``at``: one integer to unbox instead of a dozen arrays); the
+    Kernel holds the arrays, so the addresses stay valid while it lives. A Kernel is compiled
+    state: copying or pickling one gives the same object back
     (or refuses), never a copy whose addresses point into another's arrays.
     """
 
@@ -111,6 +112,7 @@ class Kernel:
         "runbuf",
         "dv53",
         "A",
+        "at",
         "ev",
         "discards",
         "draws",
@@ -131,7 +133,7 @@ class Kernel:
         key = (cfg.top, natural)
         shared = _TABLES.get(key)
         if shared is None:
-            TT = np.empty((4, 1 << 13, jit.NB), np.int16)
+            TT = np.empty((1 << 13, 4, jit.NB), np.int16)  # a mask's four rows side by side
             jit.build_suit_tables(np.array(natural, np.int64), cfg.top, TT)
             mkeys = np.full(MEMO_SLOTS + 1, -1, np.int64)
             mkeys[-1] = 0
@@ -173,6 +175,7 @@ class Kernel:
                 raise AssertionError("kernel arrays must be C-contiguous")
             A[slot] = array.ctypes.data
         self.A = A
+        self.at = A.ctypes.data  # what the packed entry points take
         self.ev = _Entry(jit.evaluate_packed)
         self.discards = _Entry(jit.discard_values_packed)
         self.draws = _Entry(jit.after_draw_packed)
@@ -191,31 +194,31 @@ class Kernel:
     def value(self, counts) -> int:
         """The fewest penalty of ``counts`` (53 counts as bytes), or -1 when the kernel cannot
         certify it."""
-        return self.ev.call(counts, self.A, 0)
+        return self.ev.call(counts, self.at, 0)
 
     def plan(self, counts) -> int:
         """Like :meth:`value`, leaving the best arrangement's plan in the workspace."""
-        return self.ev.call(counts, self.A, 2)
+        return self.ev.call(counts, self.at, 2)
 
     def discard_values(self, counts: bytes) -> tuple[np.ndarray, int]:
         """See ``_jit.discard_values``: (the values, in a buffer reused by the next call; the
         hand's own value or -1)."""
-        return self.out53, self.discards.call(counts, self.A)
+        return self.out53, self.discards.call(counts, self.at)
 
     def arrange(self, counts: bytes) -> tuple[int, int, int, int]:
         """See ``_jit.arrange``: (melds, cards in melds, deadwood cards, points) with the cards
         in ``out_bytes`` and the meld keys in ``keys`` (buffers reused by the next call)."""
-        return self.arranger.call(counts, self.A, 0)
+        return self.arranger.call(counts, self.at, 0)
 
     def arrange_cards(self, kinds: bytes) -> tuple[int, int, int, int]:
         """:meth:`arrange` of the hand whose card kinds are ``kinds`` (one byte each); points
         -3 for too large a hand, -4 for a kind beyond 52."""
-        return self.arranger.call(kinds, self.A, 1)
+        return self.arranger.call(kinds, self.at, 1)
 
     def go_out(self, counts: bytes) -> int:
         """See ``_jit.go_out_packed``: the discards that go out, as bits (-1: not certified,
         -3: too large a hand)."""
-        return self.outs.call(counts, self.A)
+        return self.outs.call(counts, self.at)
 
     def values(self, hands: np.ndarray) -> np.ndarray:
         """:meth:`value` of every row of ``hands`` ((n, 53) uint8), -1 where not certified."""
@@ -228,7 +231,7 @@ class Kernel:
     def after_draw(self, counts: bytes, weights: np.ndarray) -> int:
         """See ``_jit.after_draw_values``: the values after each draw are left in ``out53``,
         the discard values of ``counts`` in ``dv53`` (buffers reused by the next call)."""
-        return self.draws.call(counts, weights, self.A)
+        return self.draws.call(counts, weights, self.at)
 
 
 def kernel_for(cfg) -> Kernel | None:
