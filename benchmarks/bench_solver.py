@@ -2,10 +2,14 @@
 solver, side by side in one run, and against OpenSpiel's C++ gin rummy ``min_deadwood``.
 
 Every figure is measured on fresh random hands (the top of a freshly shuffled deck, a fixed
-numpy seed). The result caches are cleared before every timed pass, so no timed call is answered
-from a cache; what stays are the per-rule tables (filled by ``--warmup`` hands of another seed
-first: they depend on the rules only, and a game or a training run fills them once). The
-"Python" column is the same package with the compiled kernel switched off
+numpy seed), new hands for every timed pass: each solver keeps tables it fills as it meets
+hands (suit patterns, the pool of wilds; the compiled kernel's memo for several decks), and a
+pass over hands already seen would be answered partly from them. The result caches are
+cleared before every pass as well. What stays are the tables filled by ``--warmup`` hands of
+another seed first: enough of them (the default 20,000) that the pure-Python solvers' tables
+have stopped growing, which is their state in a game or a training run (with 3,000 the solver
+of ``4e39b0f`` ran 36-60,000 hands/s, with 20,000 and more about 85,000). The "Python" column
+is the same package with the compiled kernel switched off
 (``tt_env.melds._kernel.set_enabled(False)``, as ``TT_ENV_NO_JIT=1`` does). Each figure is the
 best of ``--repeat`` passes.
 
@@ -97,11 +101,17 @@ def clear_result_caches() -> None:
     going_out.clear_cache()
 
 
-def best_rate(fn, items, repeat: int, clear=clear_result_caches) -> float:
-    """Items per second of ``fn`` over ``items``, best of ``repeat`` passes, ``clear()`` called
-    before each (the result caches emptied)."""
+def passes_of(rules: Rules, n: int, size: int, seed: int, repeat: int, deck=None) -> list:
+    """``repeat`` lists of ``n`` fresh hands, one per timed pass (seeds ``seed``,
+    ``seed + 10000``, ...: apart from the warm-up's ``seed + 1000``)."""
+    return [random_hands(rules, n, size, seed + 10_000 * i, deck) for i in range(repeat)]
+
+
+def best_rate(fn, passes, clear=clear_result_caches) -> float:
+    """Items per second of ``fn`` over each list of ``passes`` (fresh items each), the best of
+    them, ``clear()`` called before each (the result caches emptied)."""
     best = 0.0
-    for _ in range(repeat):
+    for items in passes:
         clear()
         start = time.perf_counter()
         fn(items)
@@ -109,34 +119,49 @@ def best_rate(fn, items, repeat: int, clear=clear_result_caches) -> float:
     return best
 
 
-def each(call):
-    def run(items):
-        for item in items:
-            call(item)
+def each(call, *args):
+    """One call ``call(item, *args)`` per item, with no Python layer of the harness between
+    (a lambda around each call would cost the fast solver a tenth of its time)."""
+    if not args:
+
+        def run(items):
+            for item in items:
+                call(item)
+
+    else:
+        a, b = args
+
+        def run(items):
+            for item in items:
+                call(item, a, b)
 
     return run
 
 
-def measure(rules: Rules, w: int, hands14, hands13, repeat: int) -> dict[str, float]:
-    cards14 = [[k for k, c in enumerate(h) for _ in range(c)] for h in hands14]
-    array14 = np.array(hands14, np.uint8)
+def cards_of(hands) -> list[list[int]]:
+    """The hands (counts) as lists of card kinds, as solve() takes them."""
+    return [[k for k, c in enumerate(h) for _ in range(c)] for h in hands]
+
+
+def measure(rules: Rules, w: int, passes14, passes13) -> dict[str, float]:
+    """The figures of one configuration, each over the passes' fresh hands (a quarter of them
+    for discard_penalties, a twentieth for draw_penalties)."""
     figures = {
-        "min_penalty": best_rate(each(lambda c: melds.min_penalty(c, w, rules)), hands14, repeat),
+        "min_penalty": best_rate(each(melds.min_penalty, w, rules), passes14),
         "discard_penalties (14 cards)": best_rate(
-            each(lambda c: melds.discard_penalties(c, w, rules)),
-            hands14[: max(1, len(hands14) // 4)],
-            repeat,
+            each(melds.discard_penalties, w, rules),
+            [hands[: max(1, len(hands) // 4)] for hands in passes14],
         ),
         "draw_penalties (13 cards)": best_rate(
-            each(lambda c: melds.draw_penalties(c, w, rules)),
-            hands13[: max(1, len(hands13) // 20)],
-            repeat,
+            each(melds.draw_penalties, w, rules),
+            [hands[: max(1, len(hands) // 20)] for hands in passes13],
         ),
-        "solve": best_rate(each(lambda h: melds.solve(h, w, rules)), cards14, repeat),
+        "solve": best_rate(each(melds.solve, w, rules), [cards_of(h) for h in passes14]),
     }
     if _kernel.jit_module() is not None:
         figures["min_penalties (one call)"] = best_rate(
-            lambda a: melds.min_penalties(a, w, rules), array14, repeat
+            lambda a: melds.min_penalties(a, w, rules),
+            [np.array(hands, np.uint8) for hands in passes14],
         )
     return figures
 
@@ -165,27 +190,28 @@ def openspiel_figures(hands: int, seed: int, repeat: int) -> None:
     # No wild card: the deck without kings, kings wild. OpenSpiel's card c is rank c % 13 of
     # suit c // 13, ace low, court cards 10: tt_env's card kinds and penalties.
     deck = [c for c in make_deck(1, 0) if c.rank != 13]
-    counts = random_hands(rules, hands, 14, seed, deck)
-    lists = [[k for k, c in enumerate(h) for _ in range(c)] for h in counts]
+    passes = passes_of(rules, hands, 14, seed, repeat, deck)
+    counts = [h for hands_ in passes for h in hands_]
     mine = melds.min_penalties(np.array(counts, np.uint8), 13, rules)
-    theirs = np.array([utils.min_deadwood(h) for h in lists])
+    theirs = np.array([utils.min_deadwood(h) for h in cards_of(counts)])
     print(
-        f"OpenSpiel comparison: {hands} 14-card hands without wild cards; values equal: "
-        f"{int((mine == theirs).sum())}/{hands}"
+        f"OpenSpiel comparison: {len(counts)} 14-card hands without wild cards; values equal: "
+        f"{int((mine == theirs).sum())}/{len(counts)}"
     )
     rows = [
         (
             "OpenSpiel min_deadwood (C++, per call)",
-            best_rate(each(utils.min_deadwood), lists, repeat),
+            best_rate(each(utils.min_deadwood), [cards_of(h) for h in passes]),
         ),
         (
             "tt_env min_penalty (per call)",
-            best_rate(each(lambda c: melds.min_penalty(c, 13, rules)), counts, repeat),
+            best_rate(each(melds.min_penalty, 13, rules), passes),
         ),
         (
             "tt_env min_penalties (one call)",
             best_rate(
-                lambda a: melds.min_penalties(a, 13, rules), np.array(counts, np.uint8), repeat
+                lambda a: melds.min_penalties(a, 13, rules),
+                [np.array(h, np.uint8) for h in passes],
             ),
         ),
     ]
@@ -245,34 +271,39 @@ def then_figures(rev: str, hands: int, seed: int, warmup: int, w: int, repeat: i
 
 def then_config(name, rev, today, past, hands, seed, warmup, w, repeat) -> None:
     """One configuration of :func:`then_figures`: ``today`` and ``past`` are (melds module,
-    its Rules), timed alternately on the same hands from cold result caches."""
+    its Rules), timed alternately on the same fresh hands from cold result caches, after the
+    same warm-up on other hands."""
     rules = today[1]
-    hands14 = random_hands(rules, hands, 14, seed)
-    cards14 = [[k for k, c in enumerate(h) for _ in range(c)] for h in hands14]
-    quarter = hands14[: max(1, len(hands14) // 4)]
-    for module, r in (today, past):  # the per-rule tables of both, filled on other hands
-        for h in random_hands(rules, warmup, 14, seed + 1000):
+    passes = passes_of(rules, hands, 14, seed, repeat)
+    warm_hands = random_hands(rules, warmup, 14, seed + 1000)
+    for module, r in (today, past):  # the tables of both, filled on other hands
+        for h in warm_hands:
             module.min_penalty(h, w, r)
-        for h in hands14[:200]:
-            module.solve([k for k, c in enumerate(h) for _ in range(c)], w, r)
+        for h in warm_hands[:200]:
+            module.solve(cards_of([h])[0], w, r)
             module.discard_penalties(h, w, r)
+    every = [h for hands_ in passes for h in hands_]
     same = sum(
-        today[0].min_penalty(h, w, today[1]) == past[0].min_penalty(h, w, past[1]) for h in hands14
+        today[0].min_penalty(h, w, today[1]) == past[0].min_penalty(h, w, past[1]) for h in every
     )
 
-    def rate(side, call, items) -> float:
+    def rate(side, method, items) -> float:
         module, r = side
         clear = clear_result_caches if module is melds else module.clear_cache
-        return best_rate(each(lambda item: call(module, item, r)), items, repeat, clear)
+        return best_rate(each(getattr(module, method), w, r), items, clear)
 
     calls = [
-        ("min_penalty", lambda m, c, r: m.min_penalty(c, w, r), hands14),
-        ("discard_penalties (14 cards)", lambda m, c, r: m.discard_penalties(c, w, r), quarter),
-        ("solve", lambda m, h, r: m.solve(h, w, r), cards14),
+        ("min_penalty", "min_penalty", passes),
+        (
+            "discard_penalties (14 cards)",
+            "discard_penalties",
+            [h[: max(1, len(h) // 4)] for h in passes],
+        ),
+        ("solve", "solve", [cards_of(h) for h in passes]),
     ]
-    print(f"{name} (min_penalty values equal: {same}/{len(hands14)}):{'today':>14}{rev:>12}")
-    for label, call, items in calls:
-        now, then = rate(today, call, items), rate(past, call, items)
+    print(f"{name} (min_penalty values equal: {same}/{len(every)}):{'today':>14}{rev:>12}")
+    for label, method, items in calls:
+        now, then = rate(today, method, items), rate(past, method, items)
         print(f"  {label:36}{now:>12,.0f}{then:>12,.0f}{now / then:>8.1f}x")
 
 
@@ -281,7 +312,9 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=10000, help="hands per figure")
     parser.add_argument("--seed", type=int, default=0, help="seed of the timed hands")
     parser.add_argument("--wild-rank", type=int, default=13, help="wild rank of the round")
-    parser.add_argument("--warmup", type=int, default=5000, help="hands solved first (tables)")
+    parser.add_argument(
+        "--warmup", type=int, default=20000, help="hands solved first (the solvers' tables)"
+    )
     parser.add_argument("--repeat", type=int, default=3, help="timed passes per figure")
     parser.add_argument("--compile", action="store_true", help="also time a compile from scratch")
     parser.add_argument(
@@ -293,20 +326,21 @@ def main() -> None:
     args = parser.parse_args()
     w = args.wild_rank
     print(
-        f"{_kernel.status()}; {args.hands} random hands per figure (seed {args.seed}), wild "
-        f"rank {w}; result caches cleared before every pass; best of {args.repeat}"
+        f"{_kernel.status()}; {args.hands} fresh random hands per pass (seed {args.seed}), "
+        f"{args.warmup} solved first, wild rank {w}; result caches cleared before every "
+        f"pass; best of {args.repeat} passes"
     )
     cold_costs(args.compile)
     for name, rules in CONFIGS.items():
-        hands14 = random_hands(rules, args.hands, 14, args.seed)
-        hands13 = random_hands(rules, args.hands, 13, args.seed + 1)
+        passes14 = passes_of(rules, args.hands, 14, args.seed, args.repeat)
+        passes13 = passes_of(rules, args.hands, 13, args.seed + 1, args.repeat)
         warmup = random_hands(rules, args.warmup, 14, args.seed + 1000)
         results = {}
         for path in ("compiled", "python"):
             _kernel.set_enabled(path == "compiled")
             melds.clear_cache(tables=True)
             warm(rules, w, warmup)
-            results[path] = measure(rules, w, hands14, hands13, args.repeat)
+            results[path] = measure(rules, w, passes14, passes13)
         _kernel.set_enabled(True)
         melds.clear_cache(tables=True)
         print(f"{name}:{'compiled':>30}{'Python':>12}{'ratio':>9}")

@@ -103,10 +103,13 @@ def _solver_api() -> None:
     from . import melds
 
     hand = tuple([1] * 14 + [0] * 39)  # the clubs and the ace of diamonds
-    melds.min_penalty(hand, 13)
+    melds.min_penalty(hand, 13)  # the checked path (the counts as bytes)
+    melds.min_penalty(hand, 13)  # the fast path (a bytearray)
+    melds.min_penalty(bytes(hand), 13)
     melds.min_penalties(np.array([hand], np.uint8), 13)
     melds.discard_penalties(hand, 13)
     melds.draw_penalties(hand[:13] + (0,) * 40, 13)
+    melds.solve(list(range(14)), 13)  # the checked path, then the fast one
     melds.solve(list(range(14)), 13)
 
 

@@ -105,7 +105,8 @@ _DISCARD_CACHE: BoundedCache = BoundedCache(1 << 13, 500, "discard_penalties res
 
 
 # The fast paths of min_penalty and solve: the rules served by the compiled kernel with the
-# default joker penalty, as (rules, kernel). _SERVED holds them by (id(rules), wild_rank) (the
+# default joker penalty, as (rules, kernel, its value entry, its arrange entry, its address).
+# _SERVED holds them by (id(rules), wild_rank) (the
 # entry keeps the Rules object alive, so its id cannot be reused while it is here), _LAST the
 # last one of each wild rank, found without building a key.
 _SERVED: BoundedCache = BoundedCache(256, 100, "kernels served by min_penalty")
@@ -113,7 +114,7 @@ _LAST: BoundedCache = BoundedCache(16, 100, "the last kernel served, by wild ran
 
 
 def _served(rules: Rules, wild_rank: int):
-    """(rules, kernel) when the kernel serves ``rules`` and the int ``wild_rank`` with the
+    """(rules, kernel, ...) when the kernel serves ``rules`` and the int ``wild_rank`` with the
     default joker penalty, found before; else None."""
     served = _SERVED.get((id(rules), wild_rank))
     if served is None or served[0] is not rules:
@@ -126,7 +127,8 @@ def _serve(rules: Rules, cfg: _Config, kernel) -> None:
     """Let the fast paths find ``kernel`` for the caller's ``rules`` object (``cfg.rules`` may
     be another, equal one) and ``cfg``'s wild rank, with the default joker penalty only."""
     if cfg.jp == JOKER_PENALTY:
-        _SERVED[(id(rules), cfg.wild_rank)] = _LAST[cfg.wild_rank] = (rules, kernel)
+        served = (rules, kernel, kernel.ev, kernel.arranger, kernel.at)
+        _SERVED[(id(rules), cfg.wild_rank)] = _LAST[cfg.wild_rank] = served
 
 
 def min_penalty(
@@ -143,7 +145,7 @@ def min_penalty(
     """
     # The fast path: rules the kernel serves, seen before, with an int wild rank (checked
     # first: 3.0 == 3 would find an int's entry) and counts as 53 bytes, or a tuple of 53
-    # integers 0..255 (bytes() checks that in C). It fills no cache, so it need not count
+    # integers 0..255 (bytearray() checks that in C). It fills no cache, so it need not count
     # towards the caches' budget.
     if wild_rank.__class__ is int and joker_penalty is None:
         served = _LAST.get(wild_rank)
@@ -152,15 +154,14 @@ def min_penalty(
         if served is not None:
             cls = counts.__class__
             if cls is tuple:
-                try:
-                    key = bytes(counts)
+                try:  # a bytearray: twice as fast to build from a tuple as bytes
+                    key = bytearray(counts)
                 except (TypeError, ValueError):
                     key = b""
             else:
                 key = counts if cls is bytes else b""
             if len(key) == 53:  # NUM_KINDS
-                kernel = served[1]
-                value = kernel.ev.call(key, kernel.at, 0)
+                value = served[2].call(key, served[4], 0)
                 if value >= 0:
                     return value
     key = _check_counts(counts)
@@ -362,8 +363,8 @@ def solve(
     :func:`~tt_env.cards.parse_cards`. Runs are listed in position order.
     """
     # The fast path, as min_penalty's: rules the kernel serves, seen before, and a list or tuple
-    # of Cards / ints, handed to the kernel as bytes (bytes() checks 0..255 in C, the kernel
-    # the rest); anything else, or a hand the kernel cannot certify, takes the checked path.
+    # of Cards / ints, handed to the kernel as bytes (bytearray() checks 0..255 in C, the
+    # kernel the rest); anything else, or a hand the kernel cannot certify, takes the checked path.
     if wild_rank.__class__ is int and joker_penalty is None:
         served = _LAST.get(wild_rank)
         if served is None or served[0] is not rules:
@@ -372,14 +373,13 @@ def solve(
             cls = cards.__class__
             if (cls is list or cls is tuple) and _CARD_TYPES.issuperset(map(type, cards)):
                 try:
-                    kinds = bytes(cards)
+                    kinds = bytearray(cards)  # faster to build than bytes
                 except ValueError:  # an int beyond 0..255: the checked path says why
                     kinds = None
                 if kinds is not None:
-                    kernel = served[1]
-                    nm, nc, nd, value = kernel.arranger.call(kinds, kernel.at, 1)
+                    nm, nc, nd, value = served[3].call(kinds, served[4], 1)
                     if value >= 0:
-                        return _compiled_arrangement(kernel, nm, nc, nd, value)
+                        return _compiled_arrangement(served[1], nm, nc, nd, value)
     cfg = _config(rules, wild_rank, joker_penalty)
     counts = _counts_of(cards)
     kernel = _kernel_of(cfg)

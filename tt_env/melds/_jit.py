@@ -508,6 +508,7 @@ L_BOUND = W_SCRATCH + 468  # 96: the totals of the whole suits, by wilds
 L_FUT = W_SCRATCH + 1600  # 14 x 16: the most points the set ranks from j on can take
 L_D = W_SCRATCH + 580  # 14: wilds the sets need, by depth
 L_S = W_SCRATCH + 596  # 14: points of the set cards, by depth
+L_CUR = W_SCRATCH + 670  # 14: the suits left for runs, valued with the wilds left, by depth
 L_TMP = W_SCRATCH + 3400  # 500: a convolution's scratch and traceback (lex)
 L_MASK = W_SCRATCH + 3904  # 56: the four suit masks, by depth
 
@@ -642,6 +643,7 @@ def evaluate_one(counts, w, par, TT, ws, limit, lex):
                     ws[at + k] = max(ws[at + 16 + k], ws[at + 16 + k - 1] + q)
         ws[L_D] = 0
         ws[L_S] = 0
+        ws[L_CUR] = best  # every suit for runs, every wild: the value with no set
         ws[L_IDX] = -1
         j = 0
         nodes = 0
@@ -661,22 +663,31 @@ def evaluate_one(counts, w, par, TT, ws, limit, lex):
             sp = ws[L_S + j] + TAKE_SIZE[take] * par[p]
             if D > W:
                 continue
-            # A leaf below keeps at least the suits as they are with the wilds left, less the
-            # points the sets can take with them: it cannot win when that is not below the
-            # best. The lexicographic modes find the arrangement evaluate() finds: they skip
-            # what it skips (with the bound of every card, at a bound equal to the best) and
-            # else only what holds no leaf even equal to the best (it would reject them all).
-            lb = ws[L_BOUND + W - D] - sp
-            tight = lb - ws[L_FUT + 16 * (j + 1) + (W - D if W - D <= 12 else 15)]
-            if tight > best or (tight == best and not lex):
-                continue
-            if lex and lb - ws[L_FUT + 16 * (j + 1) + 15] >= best:
-                continue
             here = L_MASK + 4 * j
             keep = ~(np.int64(1) << p)
             for s in range(4):
                 m = ws[here + s]
                 ws[here + 4 + s] = m & keep if (take >> s) & 1 else m
+            # cur: the suits left for runs with the wilds left (the leaf's value when no more
+            # sets are chosen). A leaf below keeps at least cur less the points the sets below
+            # can take with those wilds: it cannot win when that is not below the best. The
+            # lexicographic modes find the arrangement evaluate() finds: they skip what it
+            # skips (with its bound: the whole suits less the set cards, and every card of the
+            # ranks below, at a bound equal to the best) and else only what holds no leaf even
+            # equal to the best (it would reject them all).
+            if take:
+                at = here + 4
+                cur = _conv_masks(
+                    TT, ws[at], ws[at + 1], ws[at + 2], ws[at + 3], W - D, ws, L_ACC, False
+                )
+            else:
+                cur = ws[L_CUR + j]
+            tight = cur - ws[L_FUT + 16 * (j + 1) + (W - D if W - D <= 12 else 15)]
+            if tight > best or (tight == best and not lex):
+                continue
+            if lex and ws[L_BOUND + W - D] - sp - ws[L_FUT + 16 * (j + 1) + 15] >= best:
+                continue
+            ws[L_CUR + j + 1] = cur
             ws[L_D + j + 1] = D
             ws[L_S + j + 1] = sp
             if j + 1 < nr:
@@ -686,13 +697,9 @@ def evaluate_one(counts, w, par, TT, ws, limit, lex):
             if sp == 0:
                 continue  # no set at all: done above
             leaf = here + 4
-            if not lex:
-                v = _conv_masks(
-                    TT, ws[leaf], ws[leaf + 1], ws[leaf + 2], ws[leaf + 3], W - D, ws, L_ACC, False
-                )
-                if v < best:
-                    best = v
-                    has_set = True
+            if not lex:  # cur < best: it wins
+                best = cur
+                has_set = True
                 continue
             v, md = _conv_lex_masks(TT, ws, leaf, W - D)
             if _better(v, md, best, best_md):
@@ -1797,13 +1804,6 @@ def draws_at_once(base, xs, nx, dropping, w, par, TT, mkeys, mv, mdw, res):
     return 0
 
 
-@njit(cache=True)
-def evaluate_many(hands, w, par, TT, mkeys, mv, mdw, ws, wr, out):
-    """:func:`evaluate` (points only) of every row of ``hands`` (n, 53) into ``out``."""
-    for i in range(hands.shape[0]):
-        out[i] = evaluate(hands[i], w, par, TT, mkeys, mv, mdw, ws, wr, 0)
-
-
 # ---------------------------------------------------------------------------- the arrangement
 # meta rows: (kind, rank, suit, low, high, wilds, start, size); kind 0 set, 1 run, 2 wild-only
 ARRANGE_WILDS = W_SCRATCH + 7200  # arrange(): the wild cards to hand out (90 at most)
@@ -2027,19 +2027,42 @@ def _too_big(counts):
 
 
 @njit(cache=True)
-def evaluate_packed(counts, at, lex):
-    """:func:`evaluate` with the configuration's arrays packed in ``A``; -3 for a hand of more
-    than :data:`MAX_HAND` cards (the Python side says why)."""
+def evaluate_packed(data, at, lex):
+    """:func:`evaluate` of ``data`` (53 counts: bytes, or a bytearray, which Python builds
+    from a tuple in half the time) with the configuration's arrays packed in ``A``; -3 for a
+    hand of more than :data:`MAX_HAND` cards (the Python side says why). The general search
+    reads a copy in the Kernel's buffer (compiled once, whatever the input's type)."""
     A = carray(_address(at), (A_SIZE,), np.int64)
     par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
     if lex < 3:  # the lean search first, directly (it counts the cards too)
-        value = evaluate_one(counts, A[A_W], par, TT, ws, MAX_HAND, lex)
+        value = evaluate_one(data, A[A_W], par, TT, ws, MAX_HAND, lex)
         if value != -2:
             return value
         lex |= GENERAL
+    counts = carray(_address(A[A_COUNTS]), (53,), np.uint8)
+    for k in range(53):
+        counts[k] = data[k]
     if _too_big(counts):
         return -3
     return evaluate(counts, A[A_W], par, TT, mkeys, mv, mdw, ws, wr, lex)
+
+
+@njit(cache=True)
+def evaluate_many(hands, at, out):
+    """:func:`evaluate` (points only) of every row of ``hands`` ((n, 53) uint8) into ``out``.
+    Each row is copied into the Kernel's buffer, which has no reference count: a view of the
+    row would pay for counting its references at every call."""
+    A = carray(_address(at), (A_SIZE,), np.int64)
+    par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
+    counts = carray(_address(A[A_COUNTS]), (53,), np.uint8)
+    w = A[A_W]
+    for i in range(hands.shape[0]):
+        for k in range(53):
+            counts[k] = hands[i, k]
+        value = evaluate_one(counts, w, par, TT, ws, MAX_CARDS, 0)
+        if value == -2:
+            value = evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, GENERAL)
+        out[i] = value
 
 
 @njit(cache=True)

@@ -223,9 +223,7 @@ class Kernel:
     def values(self, hands: np.ndarray) -> np.ndarray:
         """:meth:`value` of every row of ``hands`` ((n, 53) uint8), -1 where not certified."""
         out = np.empty(len(hands), np.int64)
-        self.many(
-            hands, self.w, self.par, self.TT, self.mkeys, self.mv, self.mdw, self.ws, self.wr, out
-        )
+        self.many(hands, self.at, out)
         return out
 
     def after_draw(self, counts: bytes, weights: np.ndarray) -> int:
