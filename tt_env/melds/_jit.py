@@ -81,6 +81,25 @@ GENERAL = 8  # added to evaluate()'s mode: never the lean search (tests compare 
 
 
 @intrinsic
+def _address(typingctx, addr):
+    """An int64 address as a pointer (for carray)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], cgutils.voidptr_t)
+
+    return types.voidptr(types.int64), codegen
+
+
+@njit(cache=True, inline="always")
+def _bare(a):
+    """``a`` itself without its reference count: slicing a NumPy array in compiled code
+    counts references to its memory, atomically, each time; a view of a bare array does not
+    (the caller keeps ``a`` alive). The searches start with it: it halves their cost when
+    they are called from compiled code with the Kernel's arrays."""
+    return carray(_address(a.ctypes.data), a.shape, a.dtype)
+
+
+@intrinsic
 def _tz(typingctx, x):
     """The trailing zero bits of an integer x > 0 (one instruction: LLVM's cttz)."""
 
@@ -240,6 +259,7 @@ def _code_of(mask):
 def suit_row(code, par, TT, mkeys, mv, mdw, out, outmd, outdw):
     """One suit's row for any counts (3-bit fields): values, costliest deadwood and deadwood
     (as a code) for every budget, into the three outputs. Several copies: memoised."""
+    par, TT, mkeys, mv, mdw = _bare(par), _bare(TT), _bare(mkeys), _bare(mv), _bare(mdw)
     if code & HI_FIELDS == 0:
         m = _mask_of(code)
         for d in range(NB):
@@ -417,6 +437,7 @@ def _conv_lex(v0, v1, v2, v3, g0, g1, g2, g3, b, acc, accmd, tmp, tmpmd, alloc):
 def drop_row(code, par, TT, mkeys, mv, mdw, out, tv, tmd, tdw):
     """One suit's drop row: ``out[d]``, the fewest points of the suit less one of its cards
     (the best one to drop) with ``d`` wilds; INF for an empty suit."""
+    par, TT, mkeys, mv, mdw = _bare(par), _bare(TT), _bare(mkeys), _bare(mv), _bare(mdw)
     if code & HI_FIELDS == 0:
         m = _mask_of(code)
         for d in range(NB):
@@ -560,6 +581,7 @@ def evaluate_one(counts, w, par, TT, ws, limit, lex):
     natural card, with the same results (the same arrangement among equals: the same options
     in the same order, the same bounds); -2 for any other hand (the caller runs
     :func:`evaluate`), -3 for a hand of more than ``limit`` cards."""
+    par, TT, ws = _bare(par), _bare(TT), _bare(ws)
     J = np.int64(counts[52])
     M = np.int64(counts[w]) + counts[13 + w] + counts[26 + w] + counts[39 + w]
     cards = J
@@ -800,6 +822,8 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
     Modes 0 to 2 of a hand with one copy of each natural card take :func:`evaluate_one`
     (unless :data:`GENERAL` is added to the mode).
     """
+    par, TT, mkeys, mv, mdw = _bare(par), _bare(TT), _bare(mkeys), _bare(mv), _bare(mdw)
+    ws, wr = _bare(ws), _bare(wr)
     if lex & GENERAL:
         lex &= ~GENERAL
     elif lex < 3:
@@ -1178,6 +1202,8 @@ def discard_values(counts, w, par, TT, mkeys, mv, mdw, ws, wr, out):
     deadwood in a best arrangement needs no search: dropping it saves exactly its penalty
     (no arrangement without it does better, since adding it back as deadwood costs only
     that). Returns the hand's own value (or -1); ``ws[W_UNSURE]``: how many entries are -1."""
+    par, TT, mkeys, mv, mdw = _bare(par), _bare(TT), _bare(mkeys), _bare(mv), _bare(mdw)
+    ws, wr = _bare(ws), _bare(wr)
     value = evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, 2)
     for k in range(53):
         out[k] = -2
@@ -1212,6 +1238,7 @@ def discard_values(counts, w, par, TT, mkeys, mv, mdw, ws, wr, out):
 def _row_at(code, d, par, TT, mkeys, mv, mdw, cv, cmd, cdw):
     """(points, costliest deadwood) of one suit's row at budget ``d``: read from the table
     when the suit holds one copy of each card, else through the memo."""
+    par, TT, mkeys, mv, mdw = _bare(par), _bare(TT), _bare(mkeys), _bare(mv), _bare(mdw)
     if code & HI_FIELDS == 0:
         m = _mask_of(code)
         return np.int64(TT[m, 0, d]), np.int64(TT[m, 1, d])
@@ -1401,6 +1428,8 @@ def after_draw_values(b, weights, w, par, TT, mkeys, mv, mdw, ws, wr, out, dv):
     keep it and make b's best discard, or throw it back. For the others one search finds the
     best natural card to drop from ``b + x`` (:func:`evaluate`, mode 3); each wild kind held is
     tried as a discard on its own."""
+    par, TT, mkeys, mv, mdw = _bare(par), _bare(TT), _bare(mkeys), _bare(mv), _bare(mdw)
+    ws, wr = _bare(ws), _bare(wr)
     value = discard_values(b, w, par, TT, mkeys, mv, mdw, ws, wr, dv)
     for k in range(53):
         out[k] = 0
@@ -1547,6 +1576,7 @@ def _vec3_drop(r, g, skip, B, out, out1, tmp, tmp1):
 @njit(cache=True)
 def _leaf_rows(lc, multi, par, TT, mkeys, mv, mdw, rT, rG, dropping, sv, smd, sdw):
     """The rows (and drop rows) of the four suits ``lc`` (codes) into rT, rG (4, NB)."""
+    par, TT, mkeys, mv, mdw = _bare(par), _bare(TT), _bare(mkeys), _bare(mv), _bare(mdw)
     for s in range(4):
         code = lc[s]
         if multi and code & HI_FIELDS:
@@ -1572,6 +1602,7 @@ def draws_at_once(base, xs, nx, dropping, w, par, TT, mkeys, mv, mdw, res):
     with every x: the other three suits' rows are convolved once per leaf and suit, so x costs
     one pass over the budgets. Part B: x in a set of its rank with cards of ``base``: the same
     leaves with that rank's options replaced by x's sets, whatever x's suit."""
+    par, TT, mkeys, mv, mdw = _bare(par), _bare(TT), _bare(mkeys), _bare(mv), _bare(mdw)
     J = np.int64(base[52])
     M = np.int64(base[w]) + base[13 + w] + base[26 + w] + base[39 + w]
     W = J + M
@@ -1843,6 +1874,8 @@ def arrange(counts, w, par, TT, mkeys, mv, mdw, ws, wr, out, keys, runs):
     length), then the spare ones to the first set, else to the runs while they have room (the
     kernel checked they have). Without one, the wild cards meld alone when they can (a set of
     the wild rank, or jokers only with ``all_wild_melds``) or are deadwood."""
+    par, TT, mkeys, mv, mdw = _bare(par), _bare(TT), _bare(mkeys), _bare(mv), _bare(mdw)
+    ws, wr = _bare(ws), _bare(wr)
     value = evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, 2)
     if value < 0:
         return 0, 0, 0, -1
@@ -1989,16 +2022,6 @@ A_OUT, A_DV, A_CARDS, A_KEYS, A_COUNTS, A_RUNS = range(8, 14)
 A_SLOTS = 14  # the memo's slots (the Kernel allocates them)
 A_SIZE = 15
 ARRANGE_SIZES = (64, 32, 256)  # cards (uint8), meld keys, runs: the Kernel's buffers
-
-
-@intrinsic
-def _address(typingctx, addr):
-    """An int64 address as a pointer (for carray)."""
-
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], cgutils.voidptr_t)
-
-    return types.voidptr(types.int64), codegen
 
 
 @njit(cache=True, inline="always")
