@@ -6,8 +6,9 @@ Same mathematics as the Python fast path (see the package docstring), laid out f
 copy each) left out of runs that need at most ``d`` wilds for their gaps, for every mask and
 ``d = 0..15``; ``MD[mask, d]`` is the costliest card left out in such an arrangement (the
 costliest over all of them: ties broken towards the costliest deadwood card; -1 for none) and
-``DW[mask, d]``
-its deadwood. They are built once per penalty table (about 10 ms), by the lowest card: it is
+``DW[mask, d]`` its deadwood. One array ``TT[mask]`` holds the four rows of a mask side by side
+(``T``, ``MD``, ``DW`` and ``G``, the fewest points less one card), so that one suit's rows
+share cache lines. They are built once per penalty table (about 10 ms), by the lowest card: it is
 deadwood, or the lowest natural card of a run with any subset of the cards above it (an ace
 with ``aces_high`` may also stand above the king). A suit holding several copies of a card
 (several decks) has a 3-bit count per position and the same recursion, memoised in a hash
@@ -27,12 +28,16 @@ exact search in Python. When no natural meld exists, the wilds can only meld by 
 a set of the wild rank (one wild-rank card, natural there, and any jokers; three cards or
 more), or, with ``all_wild_melds``, three jokers or more.
 
-*One copy each.* Points alone of a hand holding at most one copy of each natural card (every
-one-deck hand) take :func:`evaluate_one`: the same search over 13-bit masks, with a rank's set
-options read from a table by the suits it holds; any other hand takes :func:`evaluate`.
+*One copy each.* A hand holding at most one copy of each natural card (every one-deck hand)
+takes :func:`evaluate_one`: the same search over 13-bit masks, with a rank's set options read
+from a table by the suits it holds, the set ranks found bit-parallel, and a tighter bound for
+points alone (the suits left for runs valued at every set chosen, less what the ranks below can
+take with the wilds left); for the costliest deadwood card and the plan it prunes as
+:func:`evaluate` does, so both find the same arrangement. Any other hand takes :func:`evaluate`.
 
-Tie-breaking by the costliest deadwood card makes ``value - MD`` the fewest penalty after the
-best discard of a deadwood card, which the valuation layer uses to skip most discards.
+Tie-breaking towards the costliest deadwood card (among the best arrangements the search
+meets) puts costly cards in the plan's deadwood, and :func:`discard_values` values every card of
+that deadwood without a search (dropping it saves exactly its penalty).
 """
 
 from __future__ import annotations
@@ -985,7 +990,12 @@ def evaluate(counts, w, par, TT, mkeys, mv, mdw, ws, wr, lex):
             futmax[j] = futmax[j + 1] + mx
         # Depth-first over the set ranks, one option each ("no set" first); level j holds
         # the wilds needed, the points of the set cards and the suits left after ranks < j.
-        slack = 1 if lex and not drop else 0  # an equal bound may win on the costliest card
+        # The lexicographic modes also skip a bound equal to the best (points only keep it):
+        # among arrangements of equal points the costliest deadwood card is then the best of
+        # those met, not always of all. Harmless (every use of it stays exact), and the
+        # arrangement solve() lays down depends on it, so it stays (the lean search prunes
+        # alike, see evaluate_one).
+        slack = 1 if lex and not drop else 0
         stD[0] = 0
         stS[0] = 0
         for s in range(4):
