@@ -120,8 +120,9 @@ def best_rate(fn, passes, clear=clear_result_caches) -> float:
 
 
 def each(call, *args):
-    """One call ``call(item, *args)`` per item, with no Python layer of the harness between
-    (a lambda around each call would cost the fast solver a tenth of its time)."""
+    """One call per item, ``call(item)`` or, with two ``args``, ``call(item, *args)``, with no
+    Python layer of the harness between (a lambda around each call would cost the fast solver
+    a tenth of its time)."""
     if not args:
 
         def run(items):

@@ -106,9 +106,9 @@ _DISCARD_CACHE: BoundedCache = BoundedCache(1 << 13, 500, "discard_penalties res
 
 # The fast paths of min_penalty and solve: the rules served by the compiled kernel with the
 # default joker penalty, as (rules, kernel, its value entry, its arrange entry, its address).
-# _SERVED holds them by (id(rules), wild_rank) (the
-# entry keeps the Rules object alive, so its id cannot be reused while it is here), _LAST the
-# last one of each wild rank, found without building a key.
+# _SERVED holds them by (id(rules), wild_rank) (the entry keeps the Rules object alive, so its
+# id cannot be reused while it is here), _LAST the last one of each wild rank, found without
+# building a key.
 _SERVED: BoundedCache = BoundedCache(256, 100, "kernels served by min_penalty")
 _LAST: BoundedCache = BoundedCache(16, 100, "the last kernel served, by wild rank")
 
@@ -154,7 +154,7 @@ def min_penalty(
         if served is not None:
             cls = counts.__class__
             if cls is tuple:
-                try:  # a bytearray: twice as fast to build from a tuple as bytes
+                try:  # a bytearray: faster to build from a tuple than bytes
                     key = bytearray(counts)
                 except (TypeError, ValueError):
                     key = b""

@@ -89,8 +89,8 @@ class Kernel:
     ``A`` packs the addresses of its arrays for the packed entry points, which take the
     address of ``A`` itself (``at``: one integer to unbox instead of a dozen arrays); the
     Kernel holds the arrays, so the addresses stay valid while it lives. A Kernel is compiled
-    state: copying or pickling one gives the same object back
-    (or refuses), never a copy whose addresses point into another's arrays.
+    state: copying or pickling one gives the same object back (or refuses), never a copy whose
+    addresses point into another's arrays.
     """
 
     __slots__ = (
