@@ -440,6 +440,20 @@ def test_solve_refuses_bad_cards_also_on_its_fast_path():
         assert solve(list(cards), w, rules) == solve(tuple(cards), w, rules) == solve(hand, w)
 
 
+def test_the_compiled_arrangement_is_an_arrangement_like_any():
+    # solve() builds the kernel's Arrangement without the dataclass's __init__ (faster): it
+    # must equal, print, copy and refuse changes as one built by Arrangement(...).
+    import dataclasses
+
+    got = solve("3H 4H 5H 7C 7D 7S KS", 9)
+    made = Arrangement(got.melds, got.shapes, got.deadwood, got.points)
+    assert got == made and repr(got) == repr(made) and type(got) is Arrangement
+    assert dataclasses.asdict(got) == dataclasses.asdict(made)
+    assert dataclasses.replace(got, points=3) == Arrangement(got.melds, got.shapes, got.deadwood, 3)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got.points = 0
+
+
 def test_the_fast_paths_serve_every_rules_object_equal_ones_too(monkeypatch):
     # min_penalty and solve answer a Rules object they have seen without configuring again,
     # also when an equal Rules object configured the solver first (the configuration is

@@ -235,6 +235,7 @@ def _field_masks():
 
 
 FIELD_MASK = _field_masks()
+# FIELD_CODE[x]: the 3-bit count fields (one each) of the 4-bit mask x (a set's take, too)
 FIELD_CODE = np.array([sum(1 << (3 * f) for f in range(4) if x >> f & 1) for x in range(16)])
 
 
@@ -512,11 +513,10 @@ def _set_option_tables():
                     k += 1
             count[wild, held] = k
     size = np.array([bin(t).count("1") for t in range(16)], np.int64)
-    fields = np.array([sum(1 << (3 * s) for s in range(4) if t >> s & 1) for t in range(16)])
-    return count, takes, np.maximum(3 - size, 0) * (size > 0), size, fields.astype(np.int64)
+    return count, takes, np.maximum(3 - size, 0) * (size > 0), size
 
 
-OPT_COUNT, OPT_TAKE, OPT_WILDS, TAKE_SIZE, TAKE_FIELDS = _set_option_tables()
+OPT_COUNT, OPT_TAKE, OPT_WILDS, TAKE_SIZE = _set_option_tables()
 
 # The lean search's arrays in the workspace: the places evaluate() keeps the same things in, so
 # no caller's data there is overwritten that evaluate() would not overwrite too.
@@ -783,7 +783,7 @@ def evaluate_one(counts, w, par, TT, ws, limit, lex):
                 o = ws[L_BEST_IDX + jj]
                 if o:
                     ws[W_SETS + 2 * n] = ws[L_RANK + jj]
-                    ws[W_SETS + 2 * n + 1] = TAKE_FIELDS[OPT_TAKE[wild, ws[L_HELD + jj], o]]
+                    ws[W_SETS + 2 * n + 1] = FIELD_CODE[OPT_TAKE[wild, ws[L_HELD + jj], o]]
                     n += 1
         ws[W_ALLNAT] = all_nat
         ws[W_CARDS] = cards
@@ -1846,7 +1846,6 @@ def draws_at_once(base, xs, nx, dropping, w, par, TT, mkeys, mv, mdw, res):
 
 
 # ---------------------------------------------------------------------------- the arrangement
-# meta rows: (kind, rank, suit, low, high, wilds, start, size); kind 0 set, 1 run, 2 wild-only
 ARRANGE_WILDS = W_SCRATCH + 7200  # arrange(): the wild cards to hand out (90 at most)
 KINDS_OF_MELD = ("set", "run", "wild")  # a meld key's kind
 
@@ -2035,9 +2034,12 @@ ARRANGE_SIZES = (64, 32, 256)  # cards (uint8), meld keys, runs: the Kernel's bu
 
 
 @njit(cache=True, inline="always")
-def _tables(A):
+def _tables(at):
+    """``A`` (at the address ``at``) and the configuration's arrays it points to."""
+    A = carray(_address(at), (A_SIZE,), np.int64)
     slots = A[A_SLOTS]
     return (
+        A,
         carray(_address(A[A_PAR]), (PAR_SIZE,), np.int64),
         carray(_address(A[A_TT]), (1 << 13, 4, NB), np.int16),
         carray(_address(A[A_MKEYS]), (slots + 1,), np.int64),
@@ -2062,11 +2064,10 @@ def _too_big(counts):
 @njit(cache=True)
 def evaluate_packed(data, at, lex):
     """:func:`evaluate` of ``data`` (53 counts: bytes, or a bytearray, which Python builds
-    from a tuple in half the time) with the configuration's arrays packed in ``A``; -3 for a
+    from a tuple faster) with the configuration's arrays packed in ``A``; -3 for a
     hand of more than :data:`MAX_HAND` cards (the Python side says why). The general search
     reads a copy in the Kernel's buffer (compiled once, whatever the input's type)."""
-    A = carray(_address(at), (A_SIZE,), np.int64)
-    par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
+    A, par, TT, mkeys, mv, mdw, ws, wr = _tables(at)
     if lex < 3:  # the lean search first, directly (it counts the cards too)
         value = evaluate_one(data, A[A_W], par, TT, ws, MAX_HAND, lex)
         if value != -2:
@@ -2085,8 +2086,7 @@ def evaluate_many(hands, at, out):
     """:func:`evaluate` (points only) of every row of ``hands`` ((n, 53) uint8) into ``out``.
     Each row is copied into the Kernel's buffer, which has no reference count: a view of the
     row would pay for counting its references at every call."""
-    A = carray(_address(at), (A_SIZE,), np.int64)
-    par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
+    A, par, TT, mkeys, mv, mdw, ws, wr = _tables(at)
     counts = carray(_address(A[A_COUNTS]), (53,), np.uint8)
     w = A[A_W]
     for i in range(hands.shape[0]):
@@ -2101,8 +2101,7 @@ def evaluate_many(hands, at, out):
 @njit(cache=True)
 def discard_values_packed(counts, at):
     """:func:`discard_values` into the Kernel's ``out53`` buffer."""
-    A = carray(_address(at), (A_SIZE,), np.int64)
-    par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
+    A, par, TT, mkeys, mv, mdw, ws, wr = _tables(at)
     out = carray(_address(A[A_OUT]), (53,), np.int64)
     return discard_values(counts, A[A_W], par, TT, mkeys, mv, mdw, ws, wr, out)
 
@@ -2110,8 +2109,7 @@ def discard_values_packed(counts, at):
 @njit(cache=True)
 def after_draw_packed(counts, weights, at):
     """:func:`after_draw_values` into the Kernel's ``out53`` and ``dv53`` buffers."""
-    A = carray(_address(at), (A_SIZE,), np.int64)
-    par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
+    A, par, TT, mkeys, mv, mdw, ws, wr = _tables(at)
     out = carray(_address(A[A_OUT]), (53,), np.int64)
     dv = carray(_address(A[A_DV]), (53,), np.int64)
     return after_draw_values(counts, weights, A[A_W], par, TT, mkeys, mv, mdw, ws, wr, out, dv)
@@ -2122,8 +2120,7 @@ def arrange_packed(data, at, cards):
     """:func:`arrange` into the Kernel's ``out8``, ``keys`` and ``runbuf``, of ``data``: 53
     counts, or with ``cards`` the card kinds of the hand, one byte each (counted here: -3 for
     a hand of more than :data:`MAX_HAND` cards, -4 for a kind beyond 52)."""
-    A = carray(_address(at), (A_SIZE,), np.int64)
-    par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
+    A, par, TT, mkeys, mv, mdw, ws, wr = _tables(at)
     counts = carray(_address(A[A_COUNTS]), (53,), np.uint8)
     if cards:
         if len(data) > MAX_HAND:
@@ -2154,10 +2151,9 @@ def go_out_packed(counts, at):
     ``k`` keeps at least ``V - pen(k)`` (an arrangement of the rest, with ``k`` added back as
     deadwood, is one of the hand), so when ``V`` exceeds the penalty of every card held, no
     discard goes out. Otherwise every discard is valued (:func:`discard_values`)."""
-    A = carray(_address(at), (A_SIZE,), np.int64)
     if _too_big(counts):
         return -3
-    par, TT, mkeys, mv, mdw, ws, wr = _tables(A)
+    A, par, TT, mkeys, mv, mdw, ws, wr = _tables(at)
     w = A[A_W]
     most = 0
     for k in range(53):
