@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from tt_env import three_thirteen_v0
+from tt_env.env import aec as three_thirteen_v0
 
 
 def play_aec(env, steps: int, seed: int) -> float:
@@ -48,7 +48,7 @@ def play_aec(env, steps: int, seed: int) -> float:
 def _cold_caches() -> None:
     """Empty the result caches of the solver and the go-out check, so that no environment
     replays games whose answers another one already cached (the per-rule tables stay)."""
-    from tt_env import going_out, melds
+    from tt_env.game import going_out, melds
 
     melds.clear_cache()
     going_out.clear_cache()
@@ -71,11 +71,11 @@ def bench_tt(players: int, steps: int, seed: int) -> dict[str, float]:
 def solver_split(players: int, steps: int, seed: int) -> str:
     """raw_env's rate and the share of its time spent in the go-out check.
 
-    The engine asks :func:`tt_env.going_out.go_out_discards` which discards leave no deadwood at
-    every discard phase (to build the legal moves, hence the mask); its bit-mask pre-check
-    rejects most discards and the solver (:func:`tt_env.melds.min_penalty`) decides the rest.
+    The engine asks :func:`tt_env.game.going_out.go_out_discards` which discards leave no deadwood
+    at every discard phase (to build the legal moves, hence the mask); its bit-mask pre-check
+    rejects most discards and the solver (:func:`tt_env.game.melds.min_penalty`) decides the rest.
     Both are timed here by wrapping the references to them for the duration of the run."""
-    from tt_env import engine, going_out
+    from tt_env.game import engine, going_out
 
     real_check, real_solver = engine.go_out_discards, going_out.min_penalty
     spent = {"check": [0.0, 0], "solver": [0.0, 0]}

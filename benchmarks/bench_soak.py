@@ -28,11 +28,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, uninstalled
 
-from tt_env import three_thirteen_v0  # noqa: E402
 from tt_env.agents import make_agent  # noqa: E402
-from tt_env.engine import Game  # noqa: E402
-from tt_env.melds import _cache  # noqa: E402
-from tt_env.rules import Rules  # noqa: E402
+from tt_env.env import aec as three_thirteen_v0  # noqa: E402
+from tt_env.game.engine import Game  # noqa: E402
+from tt_env.game.melds import _cache  # noqa: E402
+from tt_env.game.rules import Rules  # noqa: E402
 
 # The rule sets of the soak: every option of RULES.md, 2 to 8 players. Turn caps keep the games
 # of random play (which rarely goes out) short.

@@ -10,7 +10,7 @@ another seed first: enough of them (the default 20,000) that the pure-Python sol
 have stopped growing, which is their state in a game or a training run (with 3,000 the solver
 of ``4e39b0f`` ran 36-60,000 hands/s, with 20,000 and more about 85,000). The "Python" column
 is the same package with the compiled kernel switched off
-(``tt_env.melds._kernel.set_enabled(False)``, as ``TT_ENV_NO_JIT=1`` does). Each figure is the
+(``tt_env.game.melds._kernel.set_enabled(False)``, as ``TT_ENV_NO_JIT=1`` does). Each figure is the
 best of ``--repeat`` passes.
 
 * ``min_penalty``: one call per hand (counts as a tuple, as the engine and agents pass them);
@@ -50,10 +50,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, uninstalled
 
-from tt_env import going_out, melds  # noqa: E402
-from tt_env.cards import make_deck, to_counts  # noqa: E402
-from tt_env.melds import _kernel  # noqa: E402
-from tt_env.rules import Rules  # noqa: E402
+from tt_env.game import going_out, melds  # noqa: E402
+from tt_env.game.cards import make_deck, to_counts  # noqa: E402
+from tt_env.game.melds import _kernel  # noqa: E402
+from tt_env.game.rules import Rules  # noqa: E402
 
 CONFIGS = {
     "default rules": Rules(),
@@ -64,8 +64,8 @@ CONFIGS = {
 COLD = """
 import time
 t0 = time.perf_counter()
-from tt_env.melds import min_penalty, _kernel
-from tt_env.rules import Rules
+from tt_env.game.melds import min_penalty, _kernel
+from tt_env.game.rules import Rules
 t1 = time.perf_counter()
 min_penalty(tuple([1] * 14 + [0] * 39), 13, Rules())
 t2 = time.perf_counter()

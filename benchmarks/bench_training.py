@@ -1,7 +1,7 @@
 """How much of a training step is the environment? MaskablePPO env-steps per second on the
 training setup and on a trivial environment with the same spaces, side by side in one run.
 
-The training setup is what ``tt-train`` builds: :class:`tt_env.training.TrainingEnv` (the
+The training setup is what ``tt-train`` builds: :class:`tt_env.train.TrainingEnv` (the
 single-agent view, CardFeatures of the observation, counting opponents) in ``n_envs``
 environments, and the CardNet policy. The trivial environment has the same observation and
 action spaces and masks but does nothing (a constant observation, a few legal actions, fixed
@@ -27,10 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
-from tt_env.actions import NUM_ACTIONS  # noqa: E402
-from tt_env.features import CardFeatures  # noqa: E402
-from tt_env.melds import _kernel  # noqa: E402
-from tt_env.training import CardPolicy, TrainConfig, make_vec_env, net_kwargs_for  # noqa: E402
+from tt_env.encoding.actions import NUM_ACTIONS  # noqa: E402
+from tt_env.game.melds import _kernel  # noqa: E402
+from tt_env.learned.features import CardFeatures  # noqa: E402
+from tt_env.train.core import CardPolicy, TrainConfig, make_vec_env, net_kwargs_for  # noqa: E402
 
 
 class TrivialEnv(gymnasium.Env):

@@ -6,7 +6,7 @@ seat's observation and mask when it is to move); then, over all of them, in one 
 
 * ``raw_env step``: agent-steps per second of ``three_thirteen_v0.raw_env`` under random legal
   play (the environment alone, for scale);
-* ``CardFeatures``: feature vectors of the learned agents (``tt_env.features``) per second;
+* ``CardFeatures``: feature vectors of the learned agents (``tt_env.learned.features``) per second;
 * ``counting``, ``greedy``: decisions (``act``) per second.
 
 Each figure is also given as a ratio to the raw_env rate measured in the same run. The solver's
@@ -27,11 +27,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, uninstalled
 
-from tt_env import going_out, melds, three_thirteen_v0  # noqa: E402
+from tt_env import three_thirteen_v0
 from tt_env.agents import make_agent  # noqa: E402
-from tt_env.features import CardFeatures  # noqa: E402
-from tt_env.melds import _kernel  # noqa: E402
-from tt_env.rules import Rules  # noqa: E402
+from tt_env.game import going_out, melds  # noqa: E402
+from tt_env.game.melds import _kernel  # noqa: E402
+from tt_env.game.rules import Rules  # noqa: E402
+from tt_env.learned.features import CardFeatures  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_env import play_aec  # noqa: E402

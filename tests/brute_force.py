@@ -1,6 +1,6 @@
 """A slow, obviously correct reference for the meld solver (tests only).
 
-It shares nothing with :mod:`tt_env.melds`. A group of cards is a meld when one literal reading
+It shares nothing with :mod:`tt_env.game.melds`. A group of cards is a meld when one literal reading
 of RULES.md ("Melds", "Wild cards in melds") fits it: a set of some rank, or a run of some suit
 at some positions, with every card either natural in its own place or a wild. The best
 arrangement of a hand is found by trying every group of cards of the hand as a meld and packing
@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 from functools import cache, lru_cache
 from itertools import product
 
-from tt_env.cards import JOKER, NUM_RANKS, NUM_SUITS, Card, parse_cards
-from tt_env.rules import Rules
+from tt_env.game.cards import JOKER, NUM_RANKS, NUM_SUITS, Card, parse_cards
+from tt_env.game.rules import Rules
 
 CardsLike = str | Iterable[int]
 
@@ -178,7 +178,7 @@ def _points_sorted(
 
 
 # ---------------------------------------------------------------------------- shapes, lay-offs
-# A meld shape (tt_env.melds.MeldShape) is read through its fields only: kind ("set", "run",
+# A meld shape (tt_env.game.melds.MeldShape) is read through its fields only: kind ("set", "run",
 # "wild"), rank, suit, low, high, wilds, size.
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tt_env.melds import _kernel, clear_cache
+from tt_env.game.melds import _kernel, clear_cache
 
 
 @pytest.fixture(params=["compiled", "python"])

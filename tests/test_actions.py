@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tt_env.actions import (
+from tt_env.encoding.actions import (
     ACTION_TO_MOVE,
     DISCARD_ACTION_BASE,
     DRAW_STOCK_ACTION,
@@ -18,8 +18,8 @@ from tt_env.actions import (
     move_to_action,
     parse_action,
 )
-from tt_env.cards import JOKER, parse_card
-from tt_env.engine import DISCARD, DRAW_STOCK, GO_OUT, TAKE_DISCARD, MoveKind
+from tt_env.game.cards import JOKER, parse_card
+from tt_env.game.engine import DISCARD, DRAW_STOCK, GO_OUT, TAKE_DISCARD, MoveKind
 
 
 def test_layout_matches_the_issue():

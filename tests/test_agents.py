@@ -12,14 +12,6 @@ import numpy as np
 import pytest
 
 import tt_env.agents as agents_package
-from tt_env import three_thirteen_v0
-from tt_env.actions import (
-    DRAW_STOCK_ACTION,
-    TAKE_DISCARD_ACTION,
-    describe,
-    discard_action,
-    go_out_action,
-)
 from tt_env.agents import (
     _MODEL_LOADERS,
     BUILTIN_AGENTS,
@@ -31,9 +23,17 @@ from tt_env.agents import (
     spec_label,
     split_specs,
 )
-from tt_env.cards import parse_card
-from tt_env.engine import Game
-from tt_env.rules import Rules
+from tt_env.encoding.actions import (
+    DRAW_STOCK_ACTION,
+    TAKE_DISCARD_ACTION,
+    describe,
+    discard_action,
+    go_out_action,
+)
+from tt_env.env import aec as three_thirteen_v0
+from tt_env.game.cards import parse_card
+from tt_env.game.engine import Game
+from tt_env.game.rules import Rules
 
 AGENTS_DIR = Path(__file__).resolve().parents[1] / "tt_env" / "agents"
 

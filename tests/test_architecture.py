@@ -68,7 +68,7 @@ def test_one_layer_below_the_agents():
 
 def test_playing_needs_no_torch():
     """Agents, models, features, the arena, the terminal game and the replays import no
-    training package: a trained model plays with the core dependencies (``tt_env.network``/
+    training package: a trained model plays with the core dependencies (``tt_env.learned.network``/
     ``training`` train)."""
     training_only = {"torch", "stable_baselines3", "sb3_contrib", "tensorboard"}
     paths = [

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tt_env import arena
-from tt_env.arena import (
+from tt_env.arena import core as arena
+from tt_env.arena.core import (
     GameResult,
     Match,
     TournamentResult,
@@ -23,7 +23,7 @@ from tt_env.arena import (
     schedule,
     t_quantile,
 )
-from tt_env.rules import Rules
+from tt_env.game.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -251,8 +251,8 @@ def test_a_rating_that_contradicts_the_rank_is_explained(monkeypatch):
 # ---------------------------------------------------------------------------------- real games
 def _dealt_hands(rules: Rules, match: Match, specs) -> list:
     """Every seat's cards at the start of every round of ``match`` played by ``specs``."""
-    from tt_env import three_thirteen_v0
     from tt_env.agents import make_agent
+    from tt_env.env import aec as three_thirteen_v0
 
     env = three_thirteen_v0.raw_env(rules=rules)
     env.reset(seed=match.env_seed)
@@ -311,8 +311,8 @@ def test_results_do_not_depend_on_workers():
 
 def test_real_games_match_a_replay():
     """The arena's bookkeeping equals the environment's own scores for the same seeds."""
-    from tt_env import three_thirteen_v0
     from tt_env.agents import make_agent
+    from tt_env.env import aec as three_thirteen_v0
 
     rules = Rules(max_turns_per_round=10)
     result = run_tournament(["greedy", "random"], rules=rules, games=2, seed=4)

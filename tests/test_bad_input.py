@@ -19,12 +19,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tt_env import three_thirteen_v0
-from tt_env.cards import Card, parse_card, parse_cards
-from tt_env.engine import DISCARD, Game, IllegalMoveError, Move, MoveKind, RecordError
-from tt_env.rules import FIELD_NAMES, MAX_DECKS, Rules
-from tt_env.single_agent import SingleAgentEnv
-from tt_env.three_thirteen_v0 import IllegalActionError
+from tt_env.env import aec as three_thirteen_v0
+from tt_env.env.aec import IllegalActionError
+from tt_env.env.single_agent import SingleAgentEnv
+from tt_env.game.cards import Card, parse_card, parse_cards
+from tt_env.game.engine import DISCARD, Game, IllegalMoveError, Move, MoveKind, RecordError
+from tt_env.game.rules import FIELD_NAMES, MAX_DECKS, Rules
 
 FUZZ = settings(
     max_examples=60,

@@ -1,4 +1,5 @@
-"""The solver's one cache policy: bounded caches under one memory budget (tt_env.melds._cache)."""
+"""The solver's one cache policy: bounded caches under one memory budget
+(tt_env.game.melds._cache)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import sys
 import pytest
 
 from tt_env import Rules
-from tt_env.cards import ALL_CARDS, to_counts
-from tt_env.melds import _cache, min_penalty, solve
+from tt_env.game.cards import ALL_CARDS, to_counts
+from tt_env.game.melds import _cache, min_penalty, solve
 
 
 @pytest.fixture
@@ -97,7 +98,7 @@ def test_a_bad_budget_is_refused(budget, bad):
 
 
 def test_the_budget_is_read_from_the_environment():
-    code = "from tt_env.melds import _cache; print(_cache.budget())"
+    code = "from tt_env.game.melds import _cache; print(_cache.budget())"
     env = dict(os.environ, TT_ENV_CACHE_MB="3")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr

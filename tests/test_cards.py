@@ -5,7 +5,7 @@ import pickle
 import numpy as np
 import pytest
 
-from tt_env.cards import (
+from tt_env.game.cards import (
     ALL_CARDS,
     JOKER,
     NUM_KINDS,

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tt_env import arena, play
-from tt_env.actions import NUM_ACTIONS, parse_action
+from tt_env.encoding.actions import NUM_ACTIONS, parse_action
 
 FUZZ = settings(
     max_examples=40,
@@ -295,7 +295,7 @@ def test_a_damaged_tournament_file_is_an_arena_error(tmp_path_factory, data):
 @pytest.fixture
 def no_training(monkeypatch):
     pytest.importorskip("sb3_contrib")
-    from tt_env import training
+    from tt_env.train import core as training
 
     def refuse(*args, **kwargs):
         raise Started
@@ -365,7 +365,7 @@ def test_tt_train_bad_arguments_are_one_line_and_make_no_run(
 
 def test_tt_train_unknown_opponent_fails_in_this_process_not_in_the_workers(tmp_path, capsys):
     """With the real runner: the check comes before any environment process starts."""
-    training = pytest.importorskip("tt_env.training")
+    training = pytest.importorskip("tt_env.train")
     status = training.main(
         [
             "--opponents",
@@ -440,7 +440,7 @@ def test_tt_train_any_arguments_start_or_give_one_error_line(
 
 
 def test_tt_train_plot_of_a_damaged_run_is_one_line(tmp_path, capsys):
-    training = pytest.importorskip("tt_env.training")
+    training = pytest.importorskip("tt_env.train")
     (tmp_path / "progress.csv").write_text("a,b\n1,2\n")
     assert training.main(["plot", str(tmp_path)]) == 2
     one_error_line(capsys.readouterr().err, "no column 'opponents'")

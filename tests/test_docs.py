@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tt_env.rules import FIELD_NAMES, PRESETS
+from tt_env.game.rules import FIELD_NAMES, PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES_MD = (ROOT / "RULES.md").read_text(encoding="utf-8")

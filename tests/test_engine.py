@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tt_env.cards import NUM_KINDS, make_deck, to_counts
-from tt_env.engine import (
+from tt_env.game.cards import NUM_KINDS, make_deck, to_counts
+from tt_env.game.engine import (
     DISCARD,
     DRAW_STOCK,
     GO_OUT,
@@ -22,8 +22,8 @@ from tt_env.engine import (
     Phase,
     RecordError,
 )
-from tt_env.melds import solve
-from tt_env.rules import Rules
+from tt_env.game.melds import solve
+from tt_env.game.rules import Rules
 
 
 def random_rules(rnd: random.Random) -> Rules:

@@ -18,13 +18,13 @@ from pettingzoo.test.state_test import test_state as pz_state_test
 from pettingzoo.test.state_test import test_state_space as pz_state_space_test
 from pettingzoo.utils import wrappers
 
-from tt_env import three_thirteen_v0
-from tt_env.actions import GO_OUT_ACTION_BASE, NUM_ACTIONS, moves_to_actions, parse_action
-from tt_env.cards import parse_card, parse_cards
-from tt_env.engine import Game
-from tt_env.observation import decode, encode, hand_of, top_discard_of
-from tt_env.rules import Rules
-from tt_env.three_thirteen_v0 import ActionOutOfBoundsError, IllegalActionError
+from tt_env.encoding.actions import GO_OUT_ACTION_BASE, NUM_ACTIONS, moves_to_actions, parse_action
+from tt_env.encoding.observation import decode, encode, hand_of, top_discard_of
+from tt_env.env import aec as three_thirteen_v0
+from tt_env.env.aec import ActionOutOfBoundsError, IllegalActionError
+from tt_env.game.cards import parse_card, parse_cards
+from tt_env.game.engine import Game
+from tt_env.game.rules import Rules
 
 VARIANTS = {
     "2p": dict(num_players=2, episode="round"),
@@ -70,7 +70,7 @@ def random_play(env, rnd: random.Random, check=None, go_out: float = 0.0) -> dic
 
 # ------------------------------------------------------------------ PettingZoo's tests
 def test_import_and_metadata():
-    from tt_env import three_thirteen_v0 as module
+    from tt_env.env import aec as module
 
     assert module.raw_env.metadata["name"] == "three_thirteen_v0"
     assert module.raw_env.metadata["render_modes"] == ["human", "ansi", "rgb_array"]
@@ -528,8 +528,8 @@ def test_render_rgb_array_pictures_the_table():
 
 
 def test_runs_are_shown_in_their_order_wilds_where_they_stand():
-    from tt_env.melds import solve
-    from tt_env.render import shown_melds
+    from tt_env.env.render import shown_melds
+    from tt_env.game.melds import solve
 
     assert shown_melds(solve("6H 4H 9S 7S 7D 7C", wild_rank=9)) == [
         parse_cards("7C 7D 7S"),

@@ -19,12 +19,12 @@ import warnings
 import numpy as np
 import pytest
 
-from tt_env import three_thirteen_v0
-from tt_env.actions import moves_to_actions
-from tt_env.cards import shuffled_deck
-from tt_env.engine import Game, MoveKind
-from tt_env.observation import encode, public_view
-from tt_env.rules import Rules
+from tt_env.encoding.actions import moves_to_actions
+from tt_env.encoding.observation import encode, public_view
+from tt_env.env import aec as three_thirteen_v0
+from tt_env.game.cards import shuffled_deck
+from tt_env.game.engine import Game, MoveKind
+from tt_env.game.rules import Rules
 
 RULE_SETS = {
     "1 deck": Rules(num_players=2),

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from tt_env import _files, arena
-from tt_env._workers import CtrlC
-from tt_env.rules import Rules
+from tt_env import arena
+from tt_env.game.rules import Rules
+from tt_env.util import files as _files
+from tt_env.util.workers import CtrlC
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -215,7 +216,7 @@ def test_resume_falls_back_past_a_torn_checkpoint_and_logs_no_step_twice(tmp_pat
     pytest.importorskip("sb3_contrib")
     from test_training import sb3_steps, tiny_config
 
-    from tt_env.training import main, train
+    from tt_env.train.core import main, train
 
     config = tiny_config(tmp_path, total_timesteps=1024, eval_opponents="random", eval_games=1)
     root = train(config, command="first").parent
@@ -240,7 +241,7 @@ def test_a_checkpoint_that_fails_to_write_leaves_nothing(tmp_path):
     pytest.importorskip("sb3_contrib")
     from test_training import tiny_config
 
-    from tt_env.training import Trainer
+    from tt_env.train.core import Trainer
 
     trainer = Trainer(tiny_config(tmp_path), tmp_path / "run", "test", resume=False)
     trainer.files.create()
@@ -262,7 +263,7 @@ def test_a_failed_setup_leaves_no_run_directory(tmp_path, monkeypatch):
     pytest.importorskip("sb3_contrib")
     from test_training import tiny_config
 
-    from tt_env import training
+    from tt_env.train import core as training
 
     def broken(*args, **kwargs):
         raise RuntimeError("the environments could not start")
@@ -289,7 +290,7 @@ def test_a_real_ctrl_c_stops_the_teacher_collection_without_a_worker_traceback(t
         "from pathlib import Path\n"
         "sys.path.insert(0, 'tests')\n"
         "from test_training import tiny_config\n"
-        "from tt_env.training import collect_teacher_data\n"
+        "from tt_env.train import collect_teacher_data\n"
         "if __name__ == '__main__':\n"
         "    config = tiny_config(Path(sys.argv[1]), bc_samples=10**7, bc_teacher='counting')\n"
         "    try:\n"

@@ -4,11 +4,11 @@ the solver values in it are the valuation layer's."""
 import numpy as np
 import pytest
 
-from tt_env import three_thirteen_v0
 from tt_env.agents import make_agent
-from tt_env.features import CARD_FEATURES, CARD_WIDTH, GLOBAL_FEATURES, CardFeatures
-from tt_env.rules import Rules
-from tt_env.valuation import valuation_for
+from tt_env.env import aec as three_thirteen_v0
+from tt_env.game.rules import Rules
+from tt_env.learned.features import CARD_FEATURES, CARD_WIDTH, GLOBAL_FEATURES, CardFeatures
+from tt_env.valuation.values import valuation_for
 
 
 def positions(rules, count, seed):

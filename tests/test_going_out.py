@@ -1,6 +1,6 @@
 """The go-out check against the solver asked about every discard, on many random hands.
 
-The pre-check of :mod:`tt_env.going_out` may only reject discards that the solver rejects too.
+The pre-check of :mod:`tt_env.game.going_out` may only reject discards that the solver rejects too.
 Random hands rarely go out, so besides them the tests build hands from melds (some cards
 replaced by wilds, an extra card or two added): hands that go out, or just miss, are where an
 unsound condition would show.
@@ -13,11 +13,11 @@ import random
 import numpy as np
 import pytest
 
-from tt_env.cards import JOKER, NUM_KINDS, NUM_RANKS, make_deck, parse_cards, to_counts
-from tt_env.engine import Game, MoveKind, Phase
-from tt_env.going_out import go_out_discards
-from tt_env.melds import min_penalty
-from tt_env.rules import Rules
+from tt_env.game.cards import JOKER, NUM_KINDS, NUM_RANKS, make_deck, parse_cards, to_counts
+from tt_env.game.engine import Game, MoveKind, Phase
+from tt_env.game.going_out import go_out_discards
+from tt_env.game.melds import min_penalty
+from tt_env.game.rules import Rules
 
 
 def slow_go_out(counts, wild_rank, rules):

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tt_env.observation import observation_layout, state_layout
+from tt_env.encoding.observation import observation_layout, state_layout
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 FILES = sorted(GOLDEN.glob("*.txt.gz"))

@@ -41,11 +41,11 @@ def test_engine_solver_and_rules_import_without_gymnasium_and_pettingzoo():
     out = run(
         BLOCK
         + """
-        import tt_env.engine, tt_env.melds, tt_env.rules, tt_env.cards, tt_env.going_out
-        import tt_env.actions, tt_env.observation
+        import tt_env.game.engine, tt_env.game.melds, tt_env.game.rules, tt_env.game.cards,
+        tt_env.game.going_out import tt_env.encoding.actions, tt_env.encoding.observation
         from tt_env import Rules, parse_cards
-        from tt_env.engine import Game
-        from tt_env.melds import solve
+        from tt_env.game.engine import Game
+        from tt_env.game.melds import solve
         game = Game(Rules(num_players=3), seed=1)
         while not game.is_over:
             game.apply(game.legal_moves()[-1])
@@ -64,7 +64,7 @@ def test_engine_solver_and_rules_import_without_gymnasium_and_pettingzoo():
 def test_engine_import_loads_no_rl_package():
     out = run("""
         import sys
-        import tt_env.engine, tt_env.melds, tt_env.rules
+        import tt_env.game.engine, tt_env.game.melds, tt_env.game.rules
         print(sorted({m.split(".")[0] for m in sys.modules} & {"gymnasium", "pettingzoo"}))
     """)
     assert out.strip() == "[]"

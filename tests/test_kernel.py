@@ -1,4 +1,4 @@
-"""The compiled kernel (tt_env.melds._jit) against the Python solver and the brute force.
+"""The compiled kernel (tt_env.game.melds.jit) against the Python solver and the brute force.
 
 The kernel serves every rule set with no cap on wilds per meld; these tests compare it with the
 Python solver (itself checked against tests/brute_force.py in test_melds.py, on both paths) on
@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from brute_force import brute_force_points
 
-from tt_env.cards import make_deck, parse_cards, to_counts
-from tt_env.melds import (
+from tt_env.game.cards import make_deck, parse_cards, to_counts
+from tt_env.game.melds import (
     _kernel,
     clear_cache,
     discard_penalties,
@@ -24,9 +24,9 @@ from tt_env.melds import (
     min_penalty,
     solve,
 )
-from tt_env.rules import Rules
+from tt_env.game.rules import Rules
 
-jit = pytest.importorskip("tt_env.melds._jit", reason="numba is not installed")
+jit = pytest.importorskip("tt_env.game.melds.jit", reason="numba is not installed")
 
 NO_CAP_RULES = {
     "standard": Rules(),
@@ -61,7 +61,7 @@ def random_hands(rules, n, sizes, seed):
 
 
 def kernel_of(rules, wild_rank, joker_penalty=None):
-    from tt_env.melds import _config
+    from tt_env.game.melds import _config
 
     return _kernel.kernel_for(_config(rules, wild_rank, joker_penalty))
 
@@ -272,7 +272,8 @@ def test_a_kernel_is_shared_by_copies_and_refuses_to_pickle():
 
 
 def test_min_penalty_refuses_every_hand_above_the_limit_also_when_the_kernel_could_answer():
-    from tt_env.melds import MAX_HAND_CARDS, _jit
+    from tt_env.game.melds import MAX_HAND_CARDS
+    from tt_env.game.melds import jit as _jit
 
     assert _jit.MAX_HAND == MAX_HAND_CARDS
     rules = Rules(num_decks=2)
@@ -343,7 +344,8 @@ def test_every_kernel_is_cached_under_a_stamp_of_all_kernel_modules(tmp_path, mo
     that a change to the solver recompiles the rule, the features and the search too."""
     import importlib
 
-    from tt_env import _numba_cache, precompile
+    from tt_env import precompile
+    from tt_env.util import numba_cache as _numba_cache
 
     assert _numba_cache.register()
     for module_name, names in precompile.ENTRY_POINTS.items():

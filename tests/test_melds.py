@@ -1,4 +1,4 @@
-"""The exact meld solver (tt_env.melds) against RULES.md and a brute-force reference.
+"""The exact meld solver (tt_env.game.melds) against RULES.md and a brute-force reference.
 
 Scripted hands, one test per rule of RULES.md ("Melds", "Wild cards in melds", "Scoring",
 "Options"), each with its points worked out by hand; then hypothesis hands compared with
@@ -25,8 +25,8 @@ from brute_force import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tt_env.cards import JOKER, Card, make_deck, parse_cards, to_counts
-from tt_env.melds import (
+from tt_env.game.cards import JOKER, Card, make_deck, parse_cards, to_counts
+from tt_env.game.melds import (
     Arrangement,
     MeldShape,
     discard_penalties,
@@ -35,7 +35,7 @@ from tt_env.melds import (
     min_penalty,
     solve,
 )
-from tt_env.rules import Rules
+from tt_env.game.rules import Rules
 
 HEARTS = 2  # suit index of H
 JOKERS = Rules(jokers_per_deck=2)
@@ -458,8 +458,8 @@ def test_the_fast_paths_serve_every_rules_object_equal_ones_too(monkeypatch):
     # min_penalty and solve answer a Rules object they have seen without configuring again,
     # also when an equal Rules object configured the solver first (the configuration is
     # shared, the fast path is keyed by the caller's object).
-    from tt_env import melds
-    from tt_env.melds import _kernel
+    from tt_env.game import melds
+    from tt_env.game.melds import _kernel
 
     if _kernel.jit_module() is None:
         pytest.skip("the compiled kernel is off")
@@ -480,7 +480,7 @@ def test_the_fast_paths_serve_every_rules_object_equal_ones_too(monkeypatch):
 def test_oversized_hands_are_refused_at_once():
     # The largest hand in play holds 16 cards; the solver refuses more than MAX_HAND_CARDS
     # (a 40-card one-wild hand used to take a minute and gigabytes).
-    from tt_env.melds import MAX_HAND_CARDS
+    from tt_env.game.melds import MAX_HAND_CARDS
 
     deck = make_deck(3, 2)
     big = deck[:40]

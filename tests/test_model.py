@@ -1,7 +1,7 @@
 """Model files and learned agents without torch: saving, loading, clear errors, the shipped model.
 
-Playing a model needs only numpy (:class:`tt_env.model.NumpyCardNet`); that it computes what the
-torch network computes is tested in ``test_training.py`` (which needs torch).
+Playing a model needs only numpy (:class:`tt_env.learned.model.NumpyCardNet`); that it computes
+what the torch network computes is tested in ``test_training.py`` (which needs torch).
 """
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tt_env import three_thirteen_v0
 from tt_env.agents import make_agent
 from tt_env.agents.learned import LearnedAgent
-from tt_env.arena import run_tournament
-from tt_env.features import CardFeatures
-from tt_env.model import (
+from tt_env.arena.core import run_tournament
+from tt_env.env import aec as three_thirteen_v0
+from tt_env.game.rules import Rules
+from tt_env.learned.features import CardFeatures
+from tt_env.learned.model import (
     MODEL_FORMAT,
     ModelError,
     build_metadata,
@@ -30,7 +31,6 @@ from tt_env.model import (
     parameter_shapes,
     save_model,
 )
-from tt_env.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "models" / "distilled_2p_standard.npz"
@@ -239,7 +239,7 @@ def test_the_shipped_models_load_by_name_and_play_legal_moves(name, players):
 
 
 def test_a_damaged_shipped_model_is_left_out_of_the_default_run(tmp_path, monkeypatch):
-    from tt_env import arena
+    from tt_env.arena import core as arena
 
     broken = tmp_path / "distilled_2p_standard.npz"  # found before the shipped one
     with np.load(SHIPPED) as archive:
@@ -257,7 +257,7 @@ def test_the_shipped_model_plays_without_torch():
     code = (
         "import sys; sys.modules['torch'] = None\n"
         "from tt_env.arena import run_tournament\n"
-        "from tt_env.rules import Rules\n"
+        "from tt_env.game.rules import Rules\n"
         f"r = run_tournament([{str(SHIPPED)!r}, 'greedy'], Rules(),"
         " games=1, episode='round', workers=1)\n"
         "assert 'torch' not in [m for m, v in sys.modules.items() if v is not None]\n"
@@ -303,7 +303,7 @@ def test_an_array_header_claiming_a_huge_shape_is_refused_before_reading(tmp_pat
 
 
 def test_a_zip_bomb_is_refused_from_its_declared_sizes(tmp_path, monkeypatch):
-    import tt_env.model as model_module
+    import tt_env.learned.model as model_module
 
     monkeypatch.setattr(model_module, "MAX_MODEL_BYTES", 2**20)
     entries = _model_entries(tiny_model(tmp_path / "m.npz", Rules()))

@@ -5,11 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tt_env import three_thirteen_v0
-from tt_env.actions import describe, discard_action
-from tt_env.cards import NUM_KINDS, parse_card, parse_cards, to_counts
-from tt_env.engine import DRAW_STOCK, TAKE_DISCARD, Game
-from tt_env.observation import (
+from tt_env.encoding.actions import describe, discard_action
+from tt_env.encoding.observation import (
     OBSERVATION_PIECES,
     STATE_PIECES,
     action_mask,
@@ -25,7 +22,10 @@ from tt_env.observation import (
     state_space,
     top_discard_of,
 )
-from tt_env.rules import Rules
+from tt_env.env import aec as three_thirteen_v0
+from tt_env.game.cards import NUM_KINDS, parse_card, parse_cards, to_counts
+from tt_env.game.engine import DRAW_STOCK, TAKE_DISCARD, Game
+from tt_env.game.rules import Rules
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 8])

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tt_env import play
+from tt_env.play import terminal as play
 
 ROOT = Path(__file__).resolve().parents[1]
 SHORT = ["--episode", "round", "--max-turns-per-round", "6", "--seed", "3"]
@@ -78,8 +78,8 @@ def test_quit_eof_and_ctrl_c_leave_cleanly():
 
 
 def test_answers_in_words_and_numbers():
-    from tt_env.actions import discard_action, go_out_action
-    from tt_env.cards import parse_card
+    from tt_env.encoding.actions import discard_action, go_out_action
+    from tt_env.game.cards import parse_card
 
     legal = [
         discard_action(parse_card("7H")),
@@ -104,8 +104,8 @@ def test_a_bad_answer_is_said_once():
 
 
 def test_runs_are_shown_in_order_with_wilds_where_they_stand():
-    from tt_env.cards import parse_cards
-    from tt_env.rules import Rules
+    from tt_env.game.cards import parse_cards
+    from tt_env.game.rules import Rules
 
     game = play.TerminalGame(
         Rules(aces_high=True), ["random"], seed=0, pretty=False, out=io.StringIO()

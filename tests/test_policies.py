@@ -1,13 +1,14 @@
-"""The expected-penalty rule (tt_env.policies): its compiled twin decides as the Python rule."""
+"""The expected-penalty rule (tt_env.valuation.heuristics): its compiled twin decides as the Python
+rule."""
 
 import numpy as np
 import pytest
 
-from tt_env import three_thirteen_v0
 from tt_env.agents import make_agent
-from tt_env.policies import CompiledExpectedPenalty, ExpectedPenalty
-from tt_env.rules import Rules
-from tt_env.valuation import valuation_for
+from tt_env.env import aec as three_thirteen_v0
+from tt_env.game.rules import Rules
+from tt_env.valuation.heuristics import CompiledExpectedPenalty, ExpectedPenalty
+from tt_env.valuation.values import valuation_for
 
 
 def positions(rules, count, seed):

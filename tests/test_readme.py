@@ -60,7 +60,7 @@ def test_readme_example_runs_and_prints_what_it_says(index):
 
 
 def test_readme_observation_table_is_current():
-    from tt_env.observation import markdown_table
+    from tt_env.encoding.observation import markdown_table
 
     assert markdown_table(2).strip() in README
 
@@ -68,8 +68,8 @@ def test_readme_observation_table_is_current():
 def test_readme_leaderboard_is_the_plain_output_of_tt_arena():
     """The block is written by benchmarks/make_readme_leaderboard.py: the command, then what the
     current code prints for it (its numbers are checked when it is regenerated; its form here)."""
-    from tt_env import arena
-    from tt_env.rules import Rules
+    from tt_env.arena import core as arena
+    from tt_env.game.rules import Rules
 
     expected = arena.default_agents(Rules())[0]
     n = len(expected)

@@ -17,11 +17,11 @@ from recorded_games import play_record, quick_record
 
 from tt_env import arena, play, replay, three_thirteen_v0
 from tt_env.agents import make_agent
-from tt_env.cards import ALL_CARDS, parse_cards
-from tt_env.engine import Game, Phase
-from tt_env.melds import is_meld, solve
-from tt_env.replay import ReplayError, replay_data
-from tt_env.rules import Rules
+from tt_env.game.cards import ALL_CARDS, parse_cards
+from tt_env.game.engine import Game, Phase
+from tt_env.game.melds import is_meld, solve
+from tt_env.game.rules import Rules
+from tt_env.replay.core import ReplayError, replay_data
 
 CHROMIUM = Path("/usr/bin/chromium")
 

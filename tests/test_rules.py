@@ -4,8 +4,8 @@ import pickle
 
 import pytest
 
-from tt_env.cards import JOKER, Card, parse_card
-from tt_env.rules import FIELD_NAMES, Rules
+from tt_env.game.cards import JOKER, Card, parse_card
+from tt_env.game.rules import FIELD_NAMES, Rules
 
 # RULES.md, "Options": every option and its default.
 DEFAULTS = {

@@ -10,8 +10,8 @@ from collections import Counter
 
 import pytest
 
-from tt_env.cards import make_deck, parse_cards
-from tt_env.engine import (
+from tt_env.game.cards import make_deck, parse_cards
+from tt_env.game.engine import (
     DISCARD,
     DRAW_STOCK,
     GO_OUT,
@@ -21,7 +21,7 @@ from tt_env.engine import (
     MoveKind,
     Phase,
 )
-from tt_env.rules import Rules
+from tt_env.game.rules import Rules
 
 
 def card(name: str):

@@ -16,11 +16,11 @@ import pytest
 from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env
 
-from tt_env.actions import NUM_ACTIONS, describe
 from tt_env.agents import RandomAgent
-from tt_env.engine import Game
-from tt_env.single_agent import ENV_ID, OpponentError, SingleAgentEnv, register_envs
-from tt_env.three_thirteen_v0 import ActionOutOfBoundsError, IllegalActionError
+from tt_env.encoding.actions import NUM_ACTIONS, describe
+from tt_env.env.aec import ActionOutOfBoundsError, IllegalActionError
+from tt_env.env.single_agent import ENV_ID, OpponentError, SingleAgentEnv, register_envs
+from tt_env.game.engine import Game
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -282,7 +282,7 @@ def test_record_video_writes_a_short_video(tmp_path):
 def test_rgb_array_without_pillow_names_the_extra(monkeypatch):
     import sys
 
-    from tt_env import render
+    from tt_env.env import render
 
     render._font.cache_clear()
     monkeypatch.setitem(sys.modules, "PIL", None)  # import PIL now fails

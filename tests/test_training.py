@@ -17,15 +17,15 @@ pytest.importorskip("sb3_contrib")
 
 from test_model import play_checked, tiny_model  # noqa: E402
 
-from tt_env import three_thirteen_v0  # noqa: E402
-from tt_env.actions import DISCARD_ACTION_BASE, GO_OUT_ACTION_BASE  # noqa: E402
 from tt_env.agents import GreedyAgent, make_agent  # noqa: E402
 from tt_env.agents.learned import LearnedAgent  # noqa: E402
-from tt_env.arena import run_tournament  # noqa: E402
-from tt_env.features import CARD_FEATURES, CARD_WIDTH, CardFeatures, feature_names  # noqa: E402
-from tt_env.model import ModelError, build_metadata, load_model, save_model  # noqa: E402
-from tt_env.rules import Rules  # noqa: E402
-from tt_env.training import (  # noqa: E402
+from tt_env.arena.core import run_tournament  # noqa: E402
+from tt_env.encoding.actions import DISCARD_ACTION_BASE, GO_OUT_ACTION_BASE  # noqa: E402
+from tt_env.env import aec as three_thirteen_v0  # noqa: E402
+from tt_env.game.rules import Rules  # noqa: E402
+from tt_env.learned.features import CARD_FEATURES, CARD_WIDTH, CardFeatures, feature_names  # noqa: E402
+from tt_env.learned.model import ModelError, build_metadata, load_model, save_model  # noqa: E402
+from tt_env.train.core import (  # noqa: E402
     TrainConfig,
     TrainingEnv,
     build_parser,
@@ -216,7 +216,7 @@ def test_resume_continues_the_step_count(tmp_path):
 # ---------------------------------------------------------------------------------- networks
 def test_numpy_network_computes_what_the_torch_network_computes(tmp_path):
     """Agents play a model with NumpyCardNet; it must compute CardNet's logits and value."""
-    from tt_env.network import CardNet, card_net_from_weights, numpy_weights
+    from tt_env.learned.network import CardNet, card_net_from_weights, numpy_weights
 
     rules = Rules()
     features = CardFeatures(rules)

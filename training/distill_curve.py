@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
                 source = fits / f"bc_{size}.npz"
                 cut(data, size, args.processes, source)
             command = [
-                sys.executable, "-m", "tt_env.training", "--config", str(config),
+                sys.executable, "-m", "tt_env.train", "--config", str(config),
                 "--bc-data", str(source), "--total-timesteps", "0",
                 "--eval-games", str(args.eval_games), "--run-dir", str(fits),
                 "--run-name", f"n{size}", "--output", str(fits / f"n{size}.npz"),

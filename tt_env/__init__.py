@@ -1,10 +1,29 @@
 """tt_env: Three Thirteen, the rummy card game, as a reinforcement-learning environment.
 
-The rules engine (:mod:`tt_env.cards`, :mod:`tt_env.rules`, :mod:`tt_env.melds`,
-:mod:`tt_env.engine`) knows nothing of reinforcement learning; the environments translate it.
+==================  =========================================================================
+subpackage          owns
+==================  =========================================================================
+``game``            the rules engine: cards, :class:`Rules`, the game, the exact meld solver;
+                    it knows nothing of reinforcement learning
+``encoding``        the 108 action IDs and masks, the observation's named pieces
+``valuation``       what a decision is worth from the observation alone; the heuristic rules
+``learned``         the feature transform, model files (numpy), the network (torch, training)
+``agents``          agents that act from observation and mask only
+``env``             the PettingZoo AEC env, the Gymnasium single-agent view, rendering
+``arena``           ``tt-arena``: duplicate-deal tournaments, statistics, ratings, Ray
+``replay``          ``tt-replay``: game records as pages in the browser
+``play``            ``tt-play``: a game in the terminal against the agents
+``train``           ``tt-train``: configuration, opponents, imitation, PPO (sb3, RLlib)
+``util``            the tools' plumbing: CLI helpers, output files, worker pools, Ray
+==================  =========================================================================
+
+Each layer imports only the layers above it in this table (``tests/test_architecture.py``).
+:mod:`tt_env.three_thirteen_v0` is the AEC env under PettingZoo's kind of name.
 
 Importing the package imports nothing else: the names below are loaded on first use (PEP 562),
-so ``import tt_env.engine`` costs neither gymnasium nor pettingzoo, and works without them.
+so ``import tt_env.game`` costs neither gymnasium nor pettingzoo, and works without them.
+The module paths of the flat layout before the subpackages (``tt_env.engine``,
+``tt_env.melds``, ``tt_env.features``...) still import: each is the module that now holds it.
 ``import tt_env`` registers the Gymnasium id ``"tt_env/ThreeThirteen-v0"`` at once when
 gymnasium is already imported, else as soon as it is (Gymnasium >= 1.0 has no plugin entry
 points: an environment is registered by importing its package).
@@ -20,16 +39,35 @@ import sys
 __version__ = "0.1.0"
 
 ENV_ID = "tt_env/ThreeThirteen-v0"
-_ENTRY_POINT = "tt_env.single_agent:SingleAgentEnv"
+_ENTRY_POINT = "tt_env.env.single_agent:SingleAgentEnv"
 
 # name -> module that defines it (loaded on first access)
 _LAZY = {
-    "Card": "cards",
-    "format_cards": "cards",
-    "parse_card": "cards",
-    "parse_cards": "cards",
-    "Rules": "rules",
-    "SingleAgentEnv": "single_agent",
+    "Card": "game.cards",
+    "format_cards": "game.cards",
+    "parse_card": "game.cards",
+    "parse_cards": "game.cards",
+    "Rules": "game.rules",
+    "SingleAgentEnv": "env.single_agent",
+}
+# The module paths of the flat layout (before the subpackages) -> the modules that hold them now.
+_MOVED = {
+    "actions": "encoding.actions",
+    "cards": "game.cards",
+    "engine": "game.engine",
+    "features": "learned.features",
+    "going_out": "game.going_out",
+    "melds": "game.melds",
+    "melds._jit": "game.melds.jit",
+    "model": "learned.model",
+    "network": "learned.network",
+    "observation": "encoding.observation",
+    "policies": "valuation.heuristics",
+    "render": "env.render",
+    "rllib_training": "train.rllib",
+    "rules": "game.rules",
+    "single_agent": "env.single_agent",
+    "training": "train",
 }
 _SUBMODULES = ("three_thirteen_v0",)
 
@@ -103,6 +141,38 @@ class _GymnasiumWatcher(importlib.abc.MetaPathFinder):
 def _remove_watcher() -> None:
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _GymnasiumWatcher)]
 
+
+# ------------------------------------------------------------------ the flat layout's paths
+def _moved(fullname: str) -> str | None:
+    """The module that now holds ``fullname`` (a path of the flat layout), or None."""
+    rest = fullname[len(__name__) + 1 :]
+    if rest in _MOVED:
+        return f"{__name__}.{_MOVED[rest]}"
+    if rest.startswith("melds."):  # the solver's submodules moved with it
+        return f"{__name__}.game.{rest}"
+    return None
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports a module path of the flat layout as the module that now holds it: the same
+    module object under both names (so state, classes and ``isinstance`` are shared)."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if not fullname.startswith(__name__ + ".") or _moved(fullname) is None:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec):
+        module = importlib.import_module(_moved(spec.name))
+        self._spec = module.__spec__  # the import system sets the old name's spec on it next
+        return module
+
+    def exec_module(self, module) -> None:
+        module.__spec__ = self._spec  # it stays the module of its own (new) name
+
+
+if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
+    sys.meta_path.append(_MovedModules())
 
 if sys.modules.get("gymnasium") is not None:
     _register_env()

@@ -30,7 +30,7 @@ from pathlib import Path
 
 # The compiled functions called from Python, by module: what a first use compiles.
 ENTRY_POINTS = {
-    "tt_env.melds._jit": (
+    "tt_env.game.melds.jit": (
         "evaluate_packed",
         "discard_values_packed",
         "after_draw_packed",
@@ -39,9 +39,9 @@ ENTRY_POINTS = {
         "evaluate_many",
         "build_suit_tables",
     ),
-    "tt_env._policies_jit": ("decide_observation",),
+    "tt_env.valuation._heuristics_jit": ("decide_observation",),
     "tt_env.agents._search_jit": ("search", "seed"),
-    "tt_env._features_jit": ("card_features",),
+    "tt_env.learned._features_jit": ("card_features",),
 }
 
 # What the command plays, one round each against random (the model's path is relative to the
@@ -71,9 +71,9 @@ def missing() -> list[str]:
     """The compiled entry points (``module.function``) with no on-disk cache yet: a first use
     compiles them. Empty when everything is cached, the kernels are off, or numba keeps its
     cache where this cannot see."""
-    from .melds import _kernel
+    from tt_env.game.melds import jit_module
 
-    if _kernel.jit_module() is None:
+    if jit_module() is None:
         return []
     out = []
     for module_name, names in ENTRY_POINTS.items():
@@ -100,7 +100,7 @@ def _solver_api() -> None:
     """One call of each public solver function (the signatures their users compile)."""
     import numpy as np
 
-    from . import melds
+    from tt_env.game import melds
 
     hand = tuple([1] * 14 + [0] * 39)  # the clubs and the ace of diamonds
     melds.min_penalty(hand, 13)  # the checked path (the counts as bytes)
@@ -123,7 +123,7 @@ def _say(line: str) -> None:
 def _run_steps(steps, progress=_say) -> dict[str, float]:
     """Run ``steps`` (:data:`SOLVER_API` or agent specs) one after the other in this process;
     returns the seconds each took (a model missing from this installation is skipped)."""
-    from . import arena
+    from tt_env.arena import core as arena
 
     root = Path(__file__).resolve().parents[1]
     seconds: dict[str, float] = {}
@@ -179,14 +179,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.processes < 1:
         parser.error(f"--processes must be at least 1, got {args.processes}")
-    from .melds import _kernel
+    from tt_env.game.melds import jit_module, kernel_status
 
-    if _kernel.jit_module() is None:
-        print(f"{_kernel.status()}: nothing to compile")
+    if jit_module() is None:
+        print(f"{kernel_status()}: nothing to compile")
         return 0
     cold = missing()
     print(
-        f"{_kernel.status()}; "
+        f"{kernel_status()}; "
         + (f"{len(cold)} entry point(s) not cached yet: compiling" if cold else "all cached")
         + f" (the solver's functions, then a round of each agent against random; "
         f"{min(args.processes, 2)} process(es)):",

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from tt_env import three_thirteen_v0
-from tt_env.actions import DISCARD_ACTION_BASE, GO_OUT_ACTION_BASE, TAKE_DISCARD_ACTION, describe
-from tt_env.melds import discard_penalties
+from tt_env.env import aec as three_thirteen_v0
+from tt_env.encoding.actions import DISCARD_ACTION_BASE, GO_OUT_ACTION_BASE, TAKE_DISCARD_ACTION, describe
+from tt_env.game.melds import discard_penalties
 
 HERE = Path(__file__).resolve().parent
 FORMAT = "tt_env.golden"

@@ -25,12 +25,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from ..rules import Rules
-from .base import Agent, BaseAgent, legal_actions
-from .counting import CountingAgent
-from .greedy import GreedyAgent
-from .random_agent import RandomAgent
-from .search import SearchAgent
+from tt_env.agents.base import Agent, BaseAgent, legal_actions
+from tt_env.agents.counting import CountingAgent
+from tt_env.agents.greedy import GreedyAgent
+from tt_env.agents.random_agent import RandomAgent
+from tt_env.agents.search import SearchAgent
+from tt_env.game.rules import Rules
 
 BUILTIN_AGENTS: dict[str, type] = {
     "random": RandomAgent,
@@ -231,7 +231,7 @@ def make_agent(
 def _model_names() -> list[str]:
     """Models that can be named (``models/`` and ``$TT_ENV_MODELS``), if the loader is there."""
     try:
-        from .learned import model_names
+        from tt_env.agents.learned import model_names
     except ImportError:
         return []
     return model_names()

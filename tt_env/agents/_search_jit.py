@@ -1,7 +1,7 @@
 """The search agent's compiled core (numba): sampled deals and fast rollouts of a round.
 
 Everything here works on plain arrays (53 counts per hand, the stock and the discard pile as card
-lists) and on the solver's kernel (:mod:`tt_env.melds._jit`); nothing reads the engine. A
+lists) and on the solver's kernel (:mod:`tt_env.game.melds.jit`); nothing reads the engine. A
 *determinisation* deals the cards the searcher has not seen (the ``unseen`` counts of the
 valuation layer) to the other seats, on top of the cards each is known to hold, and to the stock,
 at random. A *rollout* plays the round from there to its end with the greedy policy for every
@@ -17,11 +17,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .._numba_cache import register
-from .._policies_jit import DISCARD_BASE, GO_OUT_BASE, TAKE, decide
-from ..melds._jit import discard_values, evaluate
+from tt_env.game.melds.jit import discard_values, evaluate
+from tt_env.util.numba_cache import register
+from tt_env.valuation._heuristics_jit import DISCARD_BASE, GO_OUT_BASE, TAKE, decide
 
-register()  # cached code keyed by every kernel module (see tt_env._numba_cache)
+register()  # cached code keyed by every kernel module (see tt_env.util.numba_cache)
 
 BIG = 1 << 40
 

@@ -6,11 +6,11 @@ An agent is any object with a ``name`` and an ``act`` method; the hooks are opti
 member                      meaning
 ==========================  =================================================================
 ``name: str``               a short label for tables and logs (``"greedy"``)
-``act(observation, mask)``  the action (an ``int`` in ``0..107``, see :mod:`tt_env.actions`)
-                            for the flat observation vector and the 108-long action mask of
-                            :mod:`tt_env.three_thirteen_v0`; it must be a legal action
-``reset(seed)``             optional: a new game starts; reseed any randomness with ``seed``
-``new_round()``             optional: a new round was dealt (forget per-round memory)
+``act(observation, mask)``  the action (an ``int`` in ``0..107``, see
+                            :mod:`tt_env.encoding.actions`) for the flat observation vector and the
+                            108-long action mask of :mod:`tt_env.three_thirteen_v0`; it must be a
+legal action ``reset(seed)``             optional: a new game starts; reseed any randomness with
+``seed`` ``new_round()``             optional: a new round was dealt (forget per-round memory)
 ``explain(observation,      optional: called right after ``act`` with the same arguments (by
 mask)``                     the replay writers, :func:`tt_env.replay.explain_move`): what the
                             agent made of its candidates, as ``(kind, {action: value})``
@@ -19,7 +19,7 @@ mask)``                     the replay writers, :func:`tt_env.replay.explain_mov
 ==========================  =================================================================
 
 Agents see only what a player sees: the observation vector (decoded with
-:func:`tt_env.observation.decode`) and the mask. They never touch the engine's hidden state
+:func:`tt_env.encoding.observation.decode`) and the mask. They never touch the engine's hidden state
 (other hands, the stock order); ``tests/test_agents.py`` walks their imports to keep it so.
 """
 
@@ -52,7 +52,7 @@ class BaseAgent:
     name = "agent"
 
     def __init__(self, num_players: int = 2, rules=None, seed: int | None = None) -> None:
-        from ..rules import Rules
+        from tt_env.game.rules import Rules
 
         if rules is None:
             rules = Rules(num_players=num_players)

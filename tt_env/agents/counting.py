@@ -28,14 +28,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..policies import CompiledExpectedPenalty, ExpectedPenalty
-from ..valuation import valuation_for
-from .base import BaseAgent, legal_actions
+from tt_env.agents.base import BaseAgent, legal_actions
+from tt_env.valuation.heuristics import CompiledExpectedPenalty, ExpectedPenalty
+from tt_env.valuation.values import valuation_for
 
 
 class CountingAgent(BaseAgent):
     """Expected-penalty play from counted unseen cards (see the module docstring; the rule is
-    :class:`tt_env.policies.ExpectedPenalty`).
+    :class:`tt_env.valuation.heuristics.ExpectedPenalty`).
 
     ``lookahead``: weight of the expected gain of the next draw in a discard's value (0 plays
     like greedy with card counting). ``feed_cost``/``wild_feed_cost``: points charged for a

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..actions import (
+from tt_env.agents.base import BaseAgent, legal_actions
+from tt_env.encoding.actions import (
     DISCARD_ACTION_BASE,
     DRAW_STOCK_ACTION,
     GO_OUT_ACTION_BASE,
     TAKE_DISCARD_ACTION,
 )
-from ..cards import NUM_KINDS
-from ..valuation import Seen, valuation_for
-from .base import BaseAgent, legal_actions
+from tt_env.game.cards import NUM_KINDS
+from tt_env.valuation.values import Seen, valuation_for
 
 
 class GreedyAgent(BaseAgent):

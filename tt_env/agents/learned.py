@@ -1,9 +1,9 @@
 """LearnedAgent: plays a trained model (``tt-train``) from the observation and the mask.
 
-The model file (:mod:`tt_env.model`) holds the network, the rules and number of players it was
-trained for and its feature transform (:mod:`tt_env.features`); the agent applies that same
-transform to the observation, scores the 108 actions with the network (in numpy: playing needs no
-torch) and plays the best legal one (``deterministic=True``, the default) or samples from the
+The model file (:mod:`tt_env.learned.model`) holds the network, the rules and number of players it
+was trained for and its feature transform (:mod:`tt_env.learned.features`); the agent applies that
+same transform to the observation, scores the 108 actions with the network (in numpy: playing needs
+no torch) and plays the best legal one (``deterministic=True``, the default) or samples from the
 masked policy with its seeded generator.
 
 Importing this module registers a model loader with :func:`tt_env.agents.register_model_loader`,
@@ -16,7 +16,7 @@ so every agent spec that names a model works wherever agents are named (``make_a
   ``./models``, then the ``models/`` folder beside the ``tt_env`` package of a source checkout).
 
 A missing file, a corrupt one, or a model trained for other rules or another number of players
-raises :class:`~tt_env.model.ModelError` (a ``ValueError``) saying which.
+raises :class:`~tt_env.learned.model.ModelError` (a ``ValueError``) saying which.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..model import MODEL_SUFFIX, Model, ModelError, check_compatible, load_model
-from ..rules import Rules
-from . import register_model_loader, spec_label
-from .base import BaseAgent, legal_actions
+from tt_env.agents import register_model_loader, spec_label
+from tt_env.agents.base import BaseAgent, legal_actions
+from tt_env.game.rules import Rules
+from tt_env.learned.model import MODEL_SUFFIX, Model, ModelError, check_compatible, load_model
 
 _PACKAGE_MODELS = Path(__file__).resolve().parents[2] / "models"
 _OTHER_FORMATS = (".zip", ".pt", ".pth", ".onnx")  # files for other loaders: never a model name
@@ -99,7 +99,7 @@ def _is_training_checkpoint(path: Path) -> bool:
 class LearnedAgent(BaseAgent):
     """A trained policy (see the module docstring).
 
-    ``model``: a model file path or name, or a loaded :class:`~tt_env.model.Model`.
+    ``model``: a model file path or name, or a loaded :class:`~tt_env.learned.model.Model`.
     ``deterministic``: play the most likely legal action (default) or sample one.
     """
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import BaseAgent, legal_actions
+from tt_env.agents.base import BaseAgent, legal_actions
 
 
 class RandomAgent(BaseAgent):

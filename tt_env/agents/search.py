@@ -1,9 +1,10 @@
 """SearchAgent: determinised Monte-Carlo search from the observation alone.
 
-The agent starts from the expected-penalty rule (:class:`tt_env.policies.ExpectedPenalty`, the
-play of ``counting``): its choice, and its shortlist of candidates. When there is a real choice
-(drawing, when taking the top discard would lower the penalty; discarding, when the shortlist
-has two candidates or more; never when going out or on the final turn), it
+The agent starts from the expected-penalty rule
+(:class:`tt_env.valuation.heuristics.ExpectedPenalty`, the play of ``counting``): its choice, and
+its shortlist of candidates. When there is a real choice (drawing, when taking the top discard
+would lower the penalty; discarding, when the shortlist has two candidates or more; never when
+going out or on the final turn), it
 
 1. **deals the unseen cards at random** (a *determinisation*): every other seat keeps the cards
    it is known to hold (taken from the discard pile) and gets the rest of its hand from the
@@ -36,15 +37,15 @@ import time
 
 import numpy as np
 
-from ..actions import (
+from tt_env.agents.base import BaseAgent, legal_actions
+from tt_env.encoding.actions import (
     DRAW_STOCK_ACTION,
     TAKE_DISCARD_ACTION,
 )
-from ..cards import NUM_KINDS
-from ..observation import observation_layout
-from ..policies import CompiledExpectedPenalty, ExpectedPenalty
-from ..valuation import Seen, valuation_for
-from .base import BaseAgent, legal_actions
+from tt_env.encoding.observation import observation_layout
+from tt_env.game.cards import NUM_KINDS
+from tt_env.valuation.heuristics import CompiledExpectedPenalty, ExpectedPenalty
+from tt_env.valuation.values import Seen, valuation_for
 
 CHUNK = 8  # deals per compiled call between looks at the clock
 ROLLOUTS = ("greedy", "counting", "counting-self")  # who plays the rollouts how
@@ -176,9 +177,9 @@ class SearchAgent(BaseAgent):
 
     # -------------------------------------------------------------- the search
     def _kernel(self, wild_rank: int):
-        from ..melds import _config, _kernel_of
+        from tt_env.game.melds import kernel_of, solver_config
 
-        return _kernel_of(_config(self.rules, wild_rank, None))
+        return kernel_of(solver_config(self.rules, wild_rank, None))
 
     def rollouts(self, observation: np.ndarray, seen: Seen, actions: list[int]):
         """The results of the deals (see :meth:`choose`), or None when the solver's kernel
@@ -187,7 +188,7 @@ class SearchAgent(BaseAgent):
         if kernel is None:
             return None
         if self._jit is None:
-            from . import _search_jit
+            from tt_env.agents import _search_jit
 
             self._jit = _search_jit
         jit = self._jit

@@ -1,0 +1,8 @@
+"""``python -m tt_env.arena`` = ``tt-arena``."""
+
+import sys
+
+from tt_env.arena import main
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,994 @@
+"""The round and game engine: a state machine that plays exactly what ``RULES.md`` says.
+
+A :class:`Game` is created from :class:`~tt_env.game.rules.Rules` and a seed; all randomness (the
+first dealer, every shuffle) comes from one ``numpy.random.Generator`` seeded with it, so a game
+*is* its seed plus its moves (:meth:`Game.record`, :meth:`Game.from_record`).
+
+A turn has two phases of the same seat: :attr:`Phase.DRAW` (draw from the stock or take the top
+discard) then :attr:`Phase.DISCARD` (discard, or go out and discard). When a round ends it is
+scored and the next one is dealt at once; :attr:`Game.round_results` keeps every round's result.
+
+The engine knows nothing of reinforcement learning: :mod:`tt_env.three_thirteen_v0` translates.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import reprlib
+from dataclasses import dataclass, field
+from enum import IntEnum
+from itertools import compress
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from tt_env.game.cards import (
+    ALL_CARDS,
+    JOKER,
+    NUM_KINDS,
+    Card,
+    format_cards,
+    parse_card,
+    parse_cards,
+    shuffled_deck,
+)
+from tt_env.game.going_out import go_out_discards
+from tt_env.game.melds import Arrangement, MeldShape, lay_off, solve
+from tt_env.game.rules import Rules
+
+RECORD_VERSION = 1
+
+
+class IllegalMoveError(ValueError):
+    """A move that the rules do not allow in the current state; the state is left unchanged."""
+
+
+class RecordError(ValueError):
+    """A game record that is corrupt or does not replay to the game it claims."""
+
+
+def check_seed(seed: Any) -> int:
+    """``seed`` as an ``int`` if it is a non-negative integer (Python or NumPy, not a bool);
+    else :class:`ValueError` naming ``seed``. Shared by the engine and the environments, which
+    check a seed before they change anything."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(
+            f"seed must be a non-negative integer or None, got {type(seed).__name__} {_short(seed)}"
+        )
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative integer or None, got {int(seed)}")
+    return int(seed)
+
+
+class Phase(IntEnum):
+    DRAW = 0
+    DISCARD = 1
+    GAME_OVER = 2
+    ROUND_OVER = 3  # only in Game.ended_round(): the round has ended, the game goes on
+
+    @property
+    def in_play(self) -> bool:
+        """True in the phases of a turn (draw, discard): a seat is to move."""
+        return self <= Phase.DISCARD
+
+
+class MoveKind(IntEnum):
+    DRAW_STOCK = 0
+    TAKE_DISCARD = 1
+    DISCARD = 2
+    GO_OUT = 3
+
+
+class Move(NamedTuple):
+    """One move: a draw (``card`` is -1) or a discard / go-out with the discarded card kind."""
+
+    kind: MoveKind
+    card: int = -1
+
+    def __str__(self) -> str:
+        if self.kind == MoveKind.DRAW_STOCK:
+            return "draw stock"
+        if self.kind == MoveKind.TAKE_DISCARD:
+            return "take discard"
+        name = str(ALL_CARDS[self.card]) if 0 <= self.card < NUM_KINDS else f"card #{self.card}"
+        return f"discard {name}" if self.kind == MoveKind.DISCARD else f"go out, discard {name}"
+
+    @staticmethod
+    def parse(text: str) -> Move:
+        """The inverse of ``str(move)``: ``"draw stock"``, ``"discard 7H"``,
+        ``"go out, discard KD"``."""
+        words = text.strip().lower().replace(",", " ").split()
+        if words in (["draw", "stock"], ["draw"], ["stock"]):
+            return DRAW_STOCK
+        if words in (["take", "discard"], ["take"]):
+            return TAKE_DISCARD
+        if len(words) == 2 and words[0] == "discard":
+            return DISCARD[parse_card(words[1])]
+        if words[:2] == ["go", "out"]:
+            rest = words[2:]
+        else:
+            rest = words[1:] if words[:1] == ["out"] else None
+        if rest is not None:
+            rest = rest[1:] if rest[:1] == ["discard"] else rest
+            if len(rest) == 1:
+                return GO_OUT[parse_card(rest[0])]
+        raise ValueError(
+            f"unknown move {text!r}: expected 'draw stock', 'take discard', 'discard 7H' or "
+            "'go out, discard 7H'"
+        )
+
+
+DRAW_STOCK = Move(MoveKind.DRAW_STOCK)
+TAKE_DISCARD = Move(MoveKind.TAKE_DISCARD)
+DISCARD: tuple[Move, ...] = tuple(Move(MoveKind.DISCARD, k) for k in range(NUM_KINDS))
+GO_OUT: tuple[Move, ...] = tuple(Move(MoveKind.GO_OUT, k) for k in range(NUM_KINDS))
+_CANONICAL_IDS = frozenset(map(id, (DRAW_STOCK, TAKE_DISCARD, *DISCARD, *GO_OUT)))
+
+
+def _is_index(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _short(value: Any) -> str:
+    """``repr(value)``, shortened (an error message must not be huge, nor recurse)."""
+    return reprlib.repr(value)
+
+
+def _as_move(move: Any) -> Move:
+    """The engine's own :class:`Move` equal to ``move`` (a Move with any integer types, or its
+    words); :class:`IllegalMoveError` naming the problem for anything malformed. A float card
+    (``8.0``) equals the card 8 but is refused: the engine indexes hands with it."""
+    if isinstance(move, str):
+        try:
+            return Move.parse(move)
+        except ValueError as exc:
+            raise IllegalMoveError(str(exc)) from None
+    if not isinstance(move, Move):
+        raise IllegalMoveError(
+            f"not a move: {type(move).__name__} {_short(move)} (expected a "
+            "tt_env Move or its words, like 'discard 7H')"
+        )
+    kind, card = move
+    if not _is_index(kind) or not 0 <= kind < len(MoveKind):
+        raise IllegalMoveError(
+            f"not a move: {_short(move)} (its kind {_short(kind)} is not a MoveKind)"
+        )
+    kind = MoveKind(int(kind))
+    if kind in (MoveKind.DRAW_STOCK, MoveKind.TAKE_DISCARD):
+        if not (_is_index(card) and card == -1):
+            raise IllegalMoveError(
+                f"not a move: {kind.name.lower()} names no card, got card {_short(card)}"
+            )
+        return DRAW_STOCK if kind == MoveKind.DRAW_STOCK else TAKE_DISCARD
+    if not _is_index(card):
+        raise IllegalMoveError(
+            f"not a move: the card of {kind.name.lower()} must be a card "
+            f"index 0..{NUM_KINDS - 1} (an int), got {type(card).__name__} "
+            f"{_short(card)}"
+        )
+    if not 0 <= card < NUM_KINDS:
+        raise IllegalMoveError(
+            f"not a move: no such card kind {int(card)} (card kinds are 0..{NUM_KINDS - 1})"
+        )
+    return (DISCARD if kind == MoveKind.DISCARD else GO_OUT)[int(card)]
+
+
+@dataclass(frozen=True)
+class TableMeld:
+    """A meld laid on the table: whose it is, its cards and its shape (for lay-offs)."""
+
+    seat: int
+    cards: tuple[Card, ...]
+    shape: MeldShape
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """The result of one round."""
+
+    round_index: int
+    cards_dealt: int
+    wild_rank: int
+    went_out: int | None  # seat that went out, None when the round ended otherwise
+    penalties: tuple[int, ...]  # per seat, after doubling: what the seat scores this round
+    deadwood_points: tuple[int, ...]  # per seat, the solver's penalty of the final hand
+    false_outs: tuple[int, ...]  # per seat, points from false go-outs (before doubling)
+    arrangements: tuple[Arrangement, ...]  # per seat, the arrangement that was scored
+    ended_by: str  # "out", "turn_cap" or "no_cards"
+
+
+class Outcome(NamedTuple):
+    """What one move did: :meth:`Game.apply` returns it, so that nobody has to poll the game
+    to learn it (the environment's encoder updates from it, rewards come from it).
+
+    ``card`` is the card drawn (from the stock: for the drawer's eyes only; taken from the
+    discard pile: public) or discarded. ``known`` is what the seat is then publicly known to
+    hold of that card (:meth:`Game.known_cards`). ``laid`` says that cards went to the table
+    (going out; with redemption, a final turn's lay-downs and lay-offs). ``round_result`` is the
+    round this move ended, scored (the next round is already dealt unless ``game_over``).
+    """
+
+    move: Move
+    seat: int  # who moved
+    card: int  # drawn or discarded
+    known: int  # seat's public count of card after the move
+    stock_size: int  # cards in the stock after the move
+    rebuilt: bool  # the stock was rebuilt from the discard pile for this draw
+    went_out: bool  # a valid go-out
+    false_out: bool  # a go-out announced with deadwood (false_out_penalty)
+    laid: bool  # cards went to the table
+    next_seat: int  # the seat to move next in this round (the mover when the round ended)
+    turns: int  # turns completed in the round after the move
+    round_result: RoundResult | None
+    game_over: bool
+
+
+@dataclass
+class _Round:
+    """Mutable state of the round in play (internal)."""
+
+    hands: list[bytearray]  # per seat, 53 counts (bytes: cheap to copy, hash and scan)
+    stock: list[int]  # top of the stock is the end of the list
+    discard_pile: list[int]  # top discard is the end of the list
+    taken: list[list[int]]  # per seat, counts known to be held (public): see Game.known_cards
+    table: list[TableMeld] = field(default_factory=list)
+    drawn_upcard: int = -1  # the card taken from the discard pile this turn, or -1
+    went_out: int | None = None
+    false_outs: list[int] = field(default_factory=list)
+    scored: dict[int, tuple[int, Arrangement]] = field(default_factory=dict)  # redemption
+    turns: int = 0
+    rng: np.random.Generator | None = None  # stock rebuilds
+
+
+class Game:
+    """A game of Three Thirteen under ``rules``, seeded for reproducibility.
+
+    >>> game = Game(Rules(num_players=2), seed=7)
+    >>> while not game.is_over:
+    ...     game.apply(game.legal_moves()[0])
+    >>> len(game.round_results)
+    11
+    """
+
+    def __init__(self, rules: Rules | None = None, seed: int | None = None) -> None:
+        if rules is not None and not isinstance(rules, Rules):
+            raise TypeError(
+                f"rules must be a tt_env Rules (Rules.preset(name) for a preset), "
+                f"got {_short(rules)}"
+            )
+        self.rules = rules if rules is not None else Rules()
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0])
+        self.seed = check_seed(seed)
+        n = self.rules.num_players
+        self.num_players = n
+        self.scores = [0] * n
+        self.round_results: list[RoundResult] = []
+        self.moves: list[Move] = []
+        self.round_index = 0
+        self.first_dealer = int(np.random.default_rng(self.seed).integers(n))
+        self.phase = Phase.DRAW
+        self.current = 0
+        self._legal_cache: list[Move] | None = None
+        self._arranged = False
+        self._ended: tuple[_Round, int, int] | None = None  # see ended_round()
+        self._deal()
+
+    # ------------------------------------------------------------------ round flow
+    @property
+    def cards_dealt(self) -> int:
+        return self.rules.rounds[min(self.round_index, self.rules.num_rounds - 1)].cards
+
+    @property
+    def wild_rank(self) -> int:
+        return self.rules.rounds[min(self.round_index, self.rules.num_rounds - 1)].wild_rank
+
+    @property
+    def dealer(self) -> int:
+        # RULES.md: the deal passes to the left (next seat) each round.
+        return (self.first_dealer + self.round_index) % self.num_players
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == Phase.GAME_OVER
+
+    def _deal(self) -> None:
+        rules, n = self.rules, self.num_players
+        # Each round has random streams of its own (the deal, then stock rebuilds), derived from
+        # the seed and the round, so that a round's deal does not depend on what happened in
+        # earlier rounds: duplicate tournaments replay the same deals in every seating.
+        deal_rng = np.random.default_rng((self.seed, self.round_index, 0))
+        deck = shuffled_deck(deal_rng, rules.decks, rules.jokers_per_deck)
+        hands = [bytearray(NUM_KINDS) for _ in range(n)]
+        size = self.cards_dealt
+        # Deal one card at a time, starting left of the dealer.
+        for i in range(size * n):
+            hands[(self.dealer + 1 + i) % n][deck.pop()] += 1
+        upcard = deck.pop()
+        self._round = _Round(
+            hands=hands,
+            stock=[int(c) for c in deck],
+            discard_pile=[int(upcard)],
+            taken=[[0] * NUM_KINDS for _ in range(n)],
+            false_outs=[0] * n,
+            rng=np.random.default_rng((self.seed, self.round_index, 1)),
+        )
+        self.current = (self.dealer + 1) % n  # RULES.md: left of the dealer plays first
+        self.phase = Phase.DRAW
+        self._legal_cache = None
+
+    def arrange(
+        self,
+        hands: list[str | list[int]],
+        stock: str | list[int] = "",
+        discard_pile: str | list[int] = "",
+        current: int | None = None,
+        round_index: int | None = None,
+    ) -> None:
+        """Replace the deal of the current round (for tests, puzzles and tutorials).
+
+        ``hands`` per seat, ``stock`` bottom first (its last card is drawn next) and
+        ``discard_pile`` bottom first, as card strings or kind lists. The cards need not form
+        whole decks, but every hand holds at least one card (a seat with none could take the
+        top discard and then have nothing it may discard). With an empty stock and an empty
+        discard pile nothing can be drawn: the round ends at once and is scored (RULES.md).
+        The game can no longer be recorded: its deal is not the seed's.
+        """
+        # Everything is checked before anything changes: a refused arrangement leaves the game.
+        n = self.num_players
+        if isinstance(hands, (str, bytes)) or not hasattr(hands, "__len__"):
+            raise ValueError(f"arrange needs a list of {n} hands, got {_short(hands)}")
+        if len(hands) != n:
+            raise ValueError(f"arrange needs {n} hands, got {len(hands)}")
+        if round_index is not None and not (
+            _is_index(round_index) and 0 <= round_index < self.rules.num_rounds
+        ):
+            raise ValueError(
+                f"round_index must be 0..{self.rules.num_rounds - 1}, got {_short(round_index)}"
+            )
+        if current is not None and not (_is_index(current) and 0 <= current < n):
+            raise ValueError(f"current must be a seat 0..{n - 1}, got {_short(current)}")
+        counts = []
+        for cards in hands:
+            row = [0] * NUM_KINDS
+            for c in _parse(cards):
+                row[c] += 1
+            if max(row) > 254:  # room for one more: a draw adds to a byte
+                raise ValueError("a hand may hold at most 254 cards of one kind")
+            if not any(row):
+                raise ValueError("every hand needs at least one card")
+            counts.append(bytearray(row))
+        stock_cards, pile_cards = _parse(stock), _parse(discard_pile)
+        if round_index is not None:
+            self.round_index = int(round_index)
+        self._round = _Round(
+            hands=counts,
+            stock=stock_cards,
+            discard_pile=pile_cards,
+            taken=[[0] * NUM_KINDS for _ in range(n)],
+            false_outs=[0] * n,
+            rng=np.random.default_rng((self.seed, self.round_index, 1)),
+        )
+        if current is not None:
+            self.current = int(current)
+        self.phase = Phase.DRAW
+        self._legal_cache = None
+        self._arranged = True
+        self._end_round_if_nothing_to_draw()
+
+    # ------------------------------------------------------------------ moves
+    def legal_moves(self) -> list[Move]:
+        """The legal moves of the seat to move (empty when the game is over)."""
+        if self._legal_cache is None:
+            self._legal_cache = self._compute_legal()
+        return self._legal_cache
+
+    def _compute_legal(self) -> list[Move]:
+        r = self._round
+        if self.phase == Phase.DRAW:
+            moves = []
+            if r.stock or len(r.discard_pile) > 1:  # an empty stock is rebuilt at the draw
+                moves.append(DRAW_STOCK)
+            if r.discard_pile:
+                moves.append(TAKE_DISCARD)
+            return moves
+        if self.phase == Phase.DISCARD:
+            hand = r.hands[self.current]
+            moves = list(compress(DISCARD, hand))  # a discard of each kind held, ascending
+            upcard = r.drawn_upcard
+            barred = upcard if upcard >= 0 and not self._may_discard(upcard) else -1
+            if barred >= 0:
+                moves.remove(DISCARD[barred])
+            if self.rules.false_out_penalty is not None:
+                moves += [GO_OUT[m.card] for m in moves]
+            else:
+                outs = go_out_discards(hand, self.wild_rank, self.rules)
+                moves += [GO_OUT[k] for k in outs if k != barred]
+            return moves
+        return []
+
+    def _may_discard(self, kind: int) -> bool:
+        r = self._round
+        if kind != r.drawn_upcard or self.rules.discard_drawn_upcard:
+            return True
+        # Decided here (RULES.md): the card just taken from the discard pile may not be discarded
+        # in the same turn; an identical card held from before (several decks) may.
+        return r.hands[self.current][kind] > 1
+
+    def go_out_discards(self) -> set[int]:
+        """In the discard phase: the card kinds whose discard leaves a hand with no deadwood."""
+        return set(go_out_discards(self._round.hands[self.current], self.wild_rank, self.rules))
+
+    def check(self, move: Move | str) -> None:
+        """Raise :class:`IllegalMoveError` saying why, if ``move`` is not legal now."""
+        self._validated(move)
+
+    def _validated(self, move: Move | str) -> Move:
+        """The move as the engine's own :class:`Move` if it is legal now; else
+        :class:`IllegalMoveError` naming what is wrong (malformed, or against the rules)."""
+        if id(move) not in _CANONICAL_IDS:  # not one of DRAW_STOCK, ..., GO_OUT[k] itself
+            move = _as_move(move)
+        if move in self.legal_moves():
+            return move
+        raise IllegalMoveError(self._why_illegal(move))
+
+    def _why_illegal(self, move: Move) -> str:
+        r = self._round
+        who = f"seat {self.current}"
+        if self.phase == Phase.GAME_OVER:
+            return "the game is over"
+        if self.phase == Phase.ROUND_OVER:
+            return "the round is over (a snapshot of its end: Game.ended_round)"
+        if self.phase == Phase.DRAW:
+            if move.kind in (MoveKind.DISCARD, MoveKind.GO_OUT):
+                return f"{who} must draw first (draw stock or take discard), not {move}"
+            if move.kind == MoveKind.DRAW_STOCK:
+                return "the stock is empty and the discard pile cannot rebuild it"
+            return "the discard pile is empty"
+        if move.kind in (MoveKind.DRAW_STOCK, MoveKind.TAKE_DISCARD):
+            return f"{who} has already drawn this turn and must discard or go out"
+        if not 0 <= move.card < NUM_KINDS:
+            return f"no such card kind: {move.card}"
+        card = ALL_CARDS[move.card]
+        if not r.hands[self.current][move.card]:
+            return f"{who} does not hold {card}"
+        if not self._may_discard(move.card):
+            return (
+                f"{card} was just taken from the discard pile and may not be discarded "
+                "this turn (rule option discard_drawn_upcard)"
+            )
+        return f"{who} cannot go out discarding {card}: the other cards do not all meld"
+
+    def apply(self, move: Move | str) -> Outcome:
+        """Play ``move`` (a :class:`Move` or its words, ``"discard 7H"``) for the seat to move
+        and say what happened (:class:`Outcome`).
+
+        The move is checked completely before anything changes: a malformed or illegal move
+        raises :class:`IllegalMoveError` naming it and leaves the game as it was.
+        """
+        move = self._validated(move)
+        self.moves.append(move)
+        self._legal_cache = None
+        r = self._round
+        seat = self.current
+        kind = move.kind
+        if kind == MoveKind.DRAW_STOCK:
+            rebuilt = not r.stock
+            if rebuilt:
+                self._rebuild_stock()
+            card = r.stock.pop()
+            r.hands[seat][card] += 1
+            r.drawn_upcard = -1
+            self.phase = Phase.DISCARD
+            return Outcome(
+                move,
+                seat,
+                card,
+                r.taken[seat][card],
+                len(r.stock),
+                rebuilt,
+                False,
+                False,
+                False,
+                seat,
+                r.turns,
+                None,
+                False,
+            )
+        if kind == MoveKind.TAKE_DISCARD:
+            card = r.discard_pile.pop()
+            r.hands[seat][card] += 1
+            r.taken[seat][card] += 1
+            r.drawn_upcard = card
+            self.phase = Phase.DISCARD
+            return Outcome(
+                move,
+                seat,
+                card,
+                r.taken[seat][card],
+                len(r.stock),
+                False,
+                False,
+                False,
+                False,
+                seat,
+                r.turns,
+                None,
+                False,
+            )
+        return self._discard(seat, move)
+
+    def _rebuild_stock(self) -> None:
+        # Decided here (RULES.md): the discard pile except its top card is shuffled into a new
+        # stock when the stock is empty at a draw.
+        r = self._round
+        top = r.discard_pile.pop()
+        order = r.rng.permutation(len(r.discard_pile))
+        r.stock = [r.discard_pile[i] for i in order]
+        r.discard_pile = [top]
+
+    def _discard(self, seat: int, move: Move) -> Outcome:
+        r, rules = self._round, self.rules
+        card = move.card
+        going_out = move.kind == MoveKind.GO_OUT
+        valid_out = False
+        if going_out:
+            valid_out = rules.false_out_penalty is None or card in self.go_out_discards()
+        hand = r.hands[seat]
+        hand[card] -= 1
+        r.discard_pile.append(card)
+        self._forget(seat, card)
+        r.drawn_upcard = -1
+        r.turns += 1
+        if going_out and not valid_out:
+            # RULES.md, false_out_penalty: the discard stands, the player is not out.
+            r.false_outs[seat] += rules.false_out_penalty
+        final_turn = r.went_out is not None
+        went_out = going_out and valid_out and not final_turn
+        laid = False
+        known = r.taken[seat][card]
+        if went_out:
+            r.went_out = seat
+            arrangement = self._lay_down(seat)
+            r.scored[seat] = (0, arrangement)
+            laid = True
+        elif final_turn and rules.redemption:
+            size = sum(r.hands[seat])
+            r.scored[seat] = self._redeem(seat)
+            laid = sum(r.hands[seat]) != size
+        turns = r.turns
+        nxt = (seat + 1) % self.num_players
+        result = None
+        if r.went_out is not None:
+            if nxt == r.went_out:  # everyone else has had a final turn
+                result = self._end_round("out")
+        elif r.turns >= rules.turn_cap:
+            # Decided here (RULES.md): the turn cap ends the round; nobody went out.
+            result = self._end_round("turn_cap")
+        if result is None:
+            self.current = nxt
+            self.phase = Phase.DRAW
+            result = self._end_round_if_nothing_to_draw()
+        return Outcome(
+            move,
+            seat,
+            card,
+            known,
+            len(r.stock),
+            False,
+            went_out,
+            going_out and not valid_out,
+            laid,
+            nxt if result is None else seat,
+            turns,
+            result,
+            self.phase == Phase.GAME_OVER,
+        )
+
+    def _end_round_if_nothing_to_draw(self) -> RoundResult | None:
+        # Decided here (RULES.md): when neither the stock nor the discard pile can be drawn from,
+        # the round ends and is scored. After a discard the pile always has a card, so only an
+        # arranged deal gets here; the check stays at the start of every turn all the same.
+        r = self._round
+        if not r.stock and not r.discard_pile:
+            return self._end_round("no_cards")
+        return None
+
+    def _forget(self, seat: int, card: int) -> None:
+        # A card of this kind left the seat's hand, in public (a discard, a lay-down): one known
+        # copy fewer. With several decks the copy that left may have been held from before and
+        # the taken one still be in the hand; but the table cannot tell them apart, so public
+        # knowledge drops by one whichever it was (reading the hand would leak it).
+        taken = self._round.taken[seat]
+        if taken[card]:
+            taken[card] -= 1
+
+    def _lay_down(self, seat: int) -> Arrangement:
+        r = self._round
+        hand = r.hands[seat]
+        arrangement = solve(_cards_of(hand), self.wild_rank, self.rules)
+        if arrangement.points:
+            raise AssertionError("a valid go-out left deadwood")  # guarded by go_out_discards
+        self._move_to_table(seat, arrangement.melds, arrangement.shapes)
+        return arrangement
+
+    def _move_to_table(self, seat, melds, shapes) -> None:
+        r = self._round
+        hand = r.hands[seat]
+        for cards, shape in zip(melds, shapes):
+            for c in cards:
+                hand[c] -= 1
+                self._forget(seat, c)
+            r.table.append(TableMeld(seat, tuple(cards), shape))
+
+    def _joker_penalty(self, seat: int) -> int | None:
+        # RULES.md, joker_layoff: a leftover joker may be dropped on another player's meld.
+        r = self._round
+        if self.rules.joker_layoff and any(m.seat != seat for m in r.table):
+            return 0
+        return None
+
+    def _redeem(self, seat: int) -> tuple[int, Arrangement]:
+        """Redemption: lay down own melds and lay off loose cards onto the table."""
+        r = self._round
+        hand = r.hands[seat]
+        result = lay_off(
+            _cards_of(hand),
+            [m.shape for m in r.table],
+            self.wild_rank,
+            self.rules,
+            joker_penalty=self._joker_penalty(seat),
+        )
+        for index, cards in result.layoffs:
+            old = r.table[index]
+            for c in cards:
+                hand[c] -= 1
+                self._forget(seat, c)
+            r.table[index] = TableMeld(old.seat, old.cards + tuple(cards), result.table[index])
+        arrangement = result.arrangement
+        self._move_to_table(seat, arrangement.melds, arrangement.shapes)
+        return arrangement.points, arrangement
+
+    def _end_round(self, ended_by: str) -> RoundResult:
+        r, rules, n = self._round, self.rules, self.num_players
+        multiplier = rules.score_multiplier(self.wild_rank)
+        deadwood, arrangements = [], []
+        for seat in range(n):
+            if seat in r.scored:
+                points, arrangement = r.scored[seat]
+            else:
+                arrangement = solve(
+                    _cards_of(r.hands[seat]),
+                    self.wild_rank,
+                    rules,
+                    joker_penalty=self._joker_penalty(seat),
+                )
+                points = arrangement.points
+            deadwood.append(points)
+            arrangements.append(arrangement)
+        # Decided here: doubling applies to the whole round score, false go-outs included.
+        penalties = tuple(multiplier * (d + f) for d, f in zip(deadwood, r.false_outs))
+        for seat in range(n):
+            self.scores[seat] += penalties[seat]
+        result = RoundResult(
+            round_index=self.round_index,
+            cards_dealt=self.cards_dealt,
+            wild_rank=self.wild_rank,
+            went_out=r.went_out,
+            penalties=penalties,
+            deadwood_points=tuple(deadwood),
+            false_outs=tuple(r.false_outs),
+            arrangements=tuple(arrangements),
+            ended_by=ended_by,
+        )
+        self.round_results.append(result)
+        self._ended = (r, self.round_index, self.current)  # before the next deal replaces r
+        if self.round_index + 1 < rules.num_rounds:
+            self.round_index += 1
+            self._deal()
+        else:
+            self.phase = Phase.GAME_OVER
+            self._legal_cache = None
+        return result
+
+    def ended_round(self) -> Game:
+        """The game as it stood right after the last move of the round that ended last.
+
+        The engine scores a round and deals the next one within the move that ends it; this
+        read-only snapshot keeps what that move left on the table: the hands (the cards laid
+        down by a seat that went out are on the table), the discard pile with the last discard on
+        top, the known cards, the turns, with the scores that include the round. Nobody is to
+        move in it: its phase is :attr:`Phase.ROUND_OVER` (:attr:`Phase.GAME_OVER` after the
+        last round) and it has no legal move. For showing how an episode ended; playing on it
+        raises :class:`IllegalMoveError`.
+        """
+        if self._ended is None:
+            raise ValueError("no round has ended yet")
+        snapshot = copy.copy(self)  # shallow: the ended round's state is never changed again
+        snapshot._round, snapshot.round_index, snapshot.current = self._ended
+        snapshot.phase = Phase.GAME_OVER if self.is_over else Phase.ROUND_OVER
+        snapshot._legal_cache = []
+        snapshot.scores = list(self.scores)
+        snapshot.moves = list(self.moves)
+        snapshot.round_results = list(self.round_results)
+        return snapshot
+
+    # ------------------------------------------------------------------ views
+    @property
+    def winners(self) -> list[int]:
+        """Seats with the lowest total (ties share the win); empty until the game is over."""
+        if not self.is_over:
+            return []
+        best = min(self.scores)
+        return [s for s, score in enumerate(self.scores) if score == best]
+
+    def hand(self, seat: int) -> list[Card]:
+        return _cards_of(self._round.hands[seat])
+
+    def hand_counts(self, seat: int) -> tuple[int, ...]:
+        return tuple(self._round.hands[seat])
+
+    @property
+    def discard_pile(self) -> list[Card]:
+        """The discard pile, bottom first; the last card is the top discard."""
+        return [ALL_CARDS[c] for c in self._round.discard_pile]
+
+    @property
+    def top_discard(self) -> Card | None:
+        pile = self._round.discard_pile
+        return ALL_CARDS[pile[-1]] if pile else None
+
+    @property
+    def stock_size(self) -> int:
+        return len(self._round.stock)
+
+    @property
+    def went_out(self) -> int | None:
+        return self._round.went_out
+
+    @property
+    def turns(self) -> int:
+        """Turns completed in this round (all seats)."""
+        return self._round.turns
+
+    @property
+    def table(self) -> list[TableMeld]:
+        return list(self._round.table)
+
+    @property
+    def drawn_upcard(self) -> Card | None:
+        c = self._round.drawn_upcard
+        return ALL_CARDS[c] if c >= 0 else None
+
+    def known_cards(self, seat: int) -> tuple[int, ...]:
+        """What everyone knows ``seat`` holds, as 53 counts: the cards it took from the discard
+        pile this round, less one for each card of that kind it discarded or laid down since
+        (never below 0). Derived from public events only: with several decks a seat may discard
+        an identical copy it held from before, so this is a lower bound of what it holds, the
+        same whatever the hidden cards are."""
+        return tuple(self._round.taken[seat])
+
+    def taken_from_discard(self, seat: int) -> list[Card]:
+        """:meth:`known_cards` as cards: what ``seat`` is known to hold (public)."""
+        return _cards_of(self._round.taken[seat])
+
+    def view(self, seat: int) -> PlayerView:
+        """What ``seat`` may see: its own hand and the public information, nothing hidden."""
+        r, n = self._round, self.num_players
+        return PlayerView(
+            seat=seat,
+            num_players=n,
+            round_index=self.round_index,
+            cards_dealt=self.cards_dealt,
+            wild_rank=self.wild_rank,
+            dealer=self.dealer,
+            current=self.current,
+            phase=self.phase,
+            hand=tuple(r.hands[seat]),
+            discard_pile=tuple(r.discard_pile),
+            drawn_upcard=r.drawn_upcard if seat == self.current else -1,
+            hand_sizes=tuple(sum(h) for h in r.hands),
+            taken=tuple(tuple(t) for t in r.taken),
+            went_out=r.went_out,
+            table=tuple(r.table),
+            scores=tuple(self.scores),
+            stock_size=len(r.stock),
+            turns=r.turns,
+            legal_moves=tuple(self.legal_moves()) if seat == self.current else (),
+        )
+
+    def full_state(self) -> dict[str, Any]:
+        """The whole state, hidden cards included (for debugging and centralised critics)."""
+        r = self._round
+        return {
+            "round_index": self.round_index,
+            "wild_rank": self.wild_rank,
+            "dealer": self.dealer,
+            "current": self.current,
+            "phase": self.phase.name,
+            "hands": [format_cards(_cards_of(h)) for h in r.hands],
+            "stock": format_cards(r.stock),
+            "discard_pile": format_cards(r.discard_pile),
+            "went_out": r.went_out,
+            "scores": list(self.scores),
+            "turns": r.turns,
+        }
+
+    def all_hands(self) -> list[tuple[int, ...]]:
+        """Every seat's hand as 53 counts (hidden information)."""
+        return [tuple(h) for h in self._round.hands]
+
+    def stock_cards(self) -> list[int]:
+        """The stock, bottom first (hidden information)."""
+        return list(self._round.stock)
+
+    # ------------------------------------------------------------------ records
+    def record(self) -> dict[str, Any]:
+        """A JSON-ready record: rules, seed and moves, which replay to this exact game, and what
+        they lead to (rounds played, scores, winners), which :meth:`from_record` checks."""
+        if self._arranged:
+            raise RecordError(
+                "an arranged game (Game.arrange) cannot be recorded: its deal is not the seed's"
+            )
+        return {
+            "format": "tt_env.game",
+            "version": RECORD_VERSION,
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "moves": [str(m) for m in self.moves],
+            "scores": list(self.scores),
+            "rounds_played": len(self.round_results),
+            "winners": self.winners,  # empty until the game is over
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.record())
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any] | str | bytes) -> Game:
+        """Replay a record (a dict, or its JSON as text or UTF-8 bytes).
+
+        The record must replay to exactly what it says: every move legal in turn, then
+        ``rounds_played`` rounds, the ``scores`` and (when given) the ``winners``. Otherwise, and
+        for anything malformed (bad bytes, wrong JSON types, absurd nesting), it raises
+        :class:`RecordError` naming the first disagreement.
+        """
+        if isinstance(record, (bytes, bytearray, memoryview)):
+            try:
+                record = bytes(record).decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise RecordError(f"game record is not UTF-8 text: {exc}") from None
+        if isinstance(record, str):
+            try:
+                record = json.loads(record)
+            except json.JSONDecodeError as exc:
+                raise RecordError(f"game record is not valid JSON: {exc}") from None
+            except RecursionError:
+                raise RecordError(
+                    "game record is not a game record: its JSON is nested too deeply"
+                ) from None
+        if not isinstance(record, dict) or record.get("format") != "tt_env.game":
+            raise RecordError("not a tt_env game record (missing format 'tt_env.game')")
+        version = record.get("version")
+        if not _is_index(version) or version != RECORD_VERSION:
+            raise RecordError(
+                f"unsupported game record version {_short(version)} (this "
+                f"tt_env reads version {RECORD_VERSION})"
+            )
+        for key in ("rules", "seed", "moves", "rounds_played", "scores"):
+            if key not in record:
+                raise RecordError(f"game record has no {key!r}")
+        try:
+            rules = Rules.from_dict(record["rules"])
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise RecordError(f"game record has invalid rules: {exc}") from None
+        try:
+            seed = check_seed(record["seed"])
+        except ValueError as exc:
+            raise RecordError(f"game record has an invalid seed: {exc}") from None
+        moves, n = record["moves"], rules.num_players
+        if not isinstance(moves, list) or not all(isinstance(m, str) for m in moves):
+            raise RecordError(
+                f"game record's moves must be a list of move texts (like "
+                f"'discard 7H'), got {_short(moves)}"
+            )
+        rounds_played = record["rounds_played"]
+        if not _is_index(rounds_played) or rounds_played < 0:
+            raise RecordError(
+                f"game record's rounds_played must be a non-negative integer, "
+                f"got {_short(rounds_played)}"
+            )
+        scores = record["scores"]
+        if not (
+            isinstance(scores, list) and len(scores) == n and all(_is_index(x) for x in scores)
+        ):
+            raise RecordError(
+                f"game record's scores must be a list of {n} integers (one per "
+                f"seat), got {_short(scores)}"
+            )
+        winners = record.get("winners")
+        if winners is not None and not (
+            isinstance(winners, list) and all(_is_index(x) for x in winners)
+        ):
+            raise RecordError(
+                f"game record's winners must be a list of seats, got {_short(winners)}"
+            )
+        game = cls(rules, seed=seed)
+        for i, text in enumerate(moves):
+            try:
+                game.apply(text)
+            except IllegalMoveError as exc:
+                raise RecordError(
+                    f"game record does not replay: move {i} {_short(text)}: {exc}"
+                ) from None
+        played = len(game.round_results)
+        if rounds_played != played:
+            raise RecordError(
+                f"game record does not match: it says {rounds_played} round(s) "
+                f"played, its {len(moves)} moves play {played}"
+            )
+        if scores != game.scores:
+            raise RecordError(
+                f"game record does not match: it says scores {scores}, the "
+                f"replay gives {game.scores}"
+            )
+        if winners is not None and winners != game.winners:
+            raise RecordError(
+                f"game record does not match: it says winners {winners}, the "
+                f"replay gives {game.winners}"
+            )
+        return game
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """Everything one seat may see (no hidden card of another seat, no stock order)."""
+
+    seat: int
+    num_players: int
+    round_index: int
+    cards_dealt: int
+    wild_rank: int
+    dealer: int
+    current: int
+    phase: Phase
+    hand: tuple[int, ...]  # 53 counts
+    discard_pile: tuple[int, ...]  # bottom first
+    drawn_upcard: int  # the card this seat took from the discard pile this turn, or -1
+    hand_sizes: tuple[int, ...]
+    taken: tuple[tuple[int, ...], ...]  # per seat: counts known to be held (Game.known_cards)
+    went_out: int | None
+    table: tuple[TableMeld, ...]
+    scores: tuple[int, ...]
+    stock_size: int
+    turns: int
+    legal_moves: tuple[Move, ...]
+
+
+def _parse(cards: str | list[int]) -> list[int]:
+    return [int(c) for c in parse_cards(cards)]
+
+
+def _cards_of(counts) -> list[Card]:
+    return [ALL_CARDS[k] for k in compress(range(NUM_KINDS), counts) for _ in range(counts[k])]
+
+
+__all__ = [
+    "DISCARD",
+    "DRAW_STOCK",
+    "GO_OUT",
+    "TAKE_DISCARD",
+    "Game",
+    "IllegalMoveError",
+    "Move",
+    "MoveKind",
+    "Outcome",
+    "Phase",
+    "PlayerView",
+    "RecordError",
+    "RoundResult",
+    "TableMeld",
+    "JOKER",
+    "check_seed",
+]

@@ -1,0 +1,103 @@
+"""The learned policy network in PyTorch, for training (``tt_env[train]``).
+
+:class:`CardNet` scores the 108 actions from the features of :mod:`tt_env.learned.features`. It is
+*equivariant over card kinds*: one small network reads the row of each card kind (with a summary
+of the whole table), and the same weights score discarding or going out with every card, so what
+it learns about the 7 of hearts holds for every card. A global trunk scores the two draws and the
+value of the position. The layers are those of :func:`tt_env.learned.model.card_net_layers`; a
+model file stores the weights (:func:`numpy_weights`), and
+:class:`tt_env.learned.model.NumpyCardNet` plays them without torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import torch
+from torch import nn
+
+from tt_env.game.cards import NUM_KINDS
+from tt_env.learned.features import CARD_WIDTH
+from tt_env.learned.model import card_net_layers
+
+
+def _mlp(sizes: list[int], last_activation: bool) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
+        layers.append(nn.Linear(a, b))
+        if last_activation or i < len(sizes) - 2:
+            layers.append(nn.ReLU())
+    return nn.Sequential(*layers)
+
+
+class CardNet(nn.Module):
+    """Action logits and a value from the feature vector of
+    :class:`~tt_env.learned.features.CardFeatures`.
+
+    ``global_width``: the length of the global part of the features (it depends on the number of
+    players); ``card_hidden``/``trunk_hidden``: layer widths. ``actor(x)`` gives ``(B, 108)``
+    logits (mask them before use), ``critic(x)`` ``(B, 1)`` values, ``forward(x)`` both.
+    """
+
+    def __init__(
+        self,
+        global_width: int,
+        card_width: int = CARD_WIDTH,
+        card_hidden: int = 64,
+        trunk_hidden: int = 128,
+    ) -> None:
+        super().__init__()
+        self.card_width = card_width
+        self.global_width = global_width
+        for block, (sizes, last) in card_net_layers(
+            global_width, card_width, card_hidden, trunk_hidden
+        ).items():
+            setattr(self, block, _mlp(sizes, last))
+
+    def _encode(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        split = NUM_KINDS * self.card_width
+        cards = x[:, :split].reshape(-1, NUM_KINDS, self.card_width)
+        g = self.global_in(x[:, split:])
+        c = self.card(torch.cat([cards, g.unsqueeze(1).expand(-1, NUM_KINDS, -1)], dim=-1))
+        trunk = self.trunk(torch.cat([g, c.mean(dim=1), c.amax(dim=1)], dim=-1))
+        return c, trunk
+
+    def _logits(self, c: torch.Tensor, trunk: torch.Tensor) -> torch.Tensor:
+        per_card = self.card_head(torch.cat([c, trunk.unsqueeze(1).expand_as(c)], dim=-1))
+        return torch.cat([self.draw_head(trunk), per_card[..., 0], per_card[..., 1]], dim=-1)
+
+    def actor(self, x: torch.Tensor) -> torch.Tensor:
+        return self._logits(*self._encode(x))
+
+    def critic(self, x: torch.Tensor) -> torch.Tensor:
+        return self.value_head(self._encode(x)[1])
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        c, trunk = self._encode(x)
+        return self._logits(c, trunk), self.value_head(trunk)
+
+
+def numpy_weights(net: nn.Module) -> dict[str, np.ndarray]:
+    """The weights of ``net`` as float32 numpy arrays, by name (what a model file stores)."""
+    return {
+        k: v.detach().cpu().numpy().astype(np.float32, copy=True)
+        for k, v in net.state_dict().items()
+    }
+
+
+def card_net_from_weights(weights: Mapping[str, np.ndarray], **net_kwargs) -> CardNet:
+    """A torch :class:`CardNet` holding ``weights`` (e.g. a model file's, to train on)."""
+    net = CardNet(**net_kwargs)
+    net.load_state_dict(
+        {k: torch.from_numpy(np.asarray(v, np.float32).copy()) for k, v in weights.items()}
+    )
+    return net
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Logits with the illegal actions at a very low value (as sb3-contrib masks them)."""
+    return torch.where(mask.bool(), logits, torch.full_like(logits, -1e8))
+
+
+__all__ = ["CardNet", "card_net_from_weights", "masked_logits", "numpy_weights"]

@@ -1,0 +1,8 @@
+"""``python -m tt_env.train`` = ``tt-train``."""
+
+import sys
+
+from tt_env.train import main
+
+if __name__ == "__main__":
+    sys.exit(main())
