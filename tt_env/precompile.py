@@ -11,8 +11,8 @@ or another CPU, compiles again. This command does it up front (after installing,
 building a Docker image, before a timed run), so that no game, test or training run waits.
 
 It calls each public solver function once, then plays one round of each built-in agent and
-of a shipped model against ``random``, so that every function and signature a game uses gets
-compiled, and says how long each took: in this process, or with ``--processes 2`` (the
+of a shipped model against ``random`` (in the AEC env, as a tournament plays it), so that every
+function and signature a game uses gets compiled, and says how long each took: in this process, or with ``--processes 2`` (the
 default where there are 2 CPUs or more) the solver's functions in one process and the agents
 in another. With the kernels off (``TT_ENV_NO_JIT=1``, or numba missing) there is nothing to
 compile. :func:`missing` tells whether a first use would compile: tt-arena (not on Ray),
@@ -113,6 +113,28 @@ def _solver_api() -> None:
     melds.solve(list(range(14)), 13)
 
 
+def _play_round(spec: str) -> None:
+    """One round of ``spec`` against ``random`` in the AEC env, as a tournament plays it."""
+    from tt_env.agents import make_agent
+    from tt_env.env.aec import raw_env
+    from tt_env.game.rules import Rules
+
+    rules = Rules()
+    agents = [
+        make_agent(s, rules.num_players, rules, seed) for seed, s in enumerate((spec, "random"))
+    ]
+    env = raw_env(rules=rules, episode="round")
+    env.reset(seed=0)
+    seat_of = {name: i for i, name in enumerate(env.possible_agents)}
+    for name in env.agent_iter():
+        observation, _, termination, truncation, _ = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        agent = agents[seat_of[name]]
+        env.step(int(agent.act(observation["observation"], observation["action_mask"])))
+
+
 SOLVER_API = "solver API"
 
 
@@ -123,8 +145,6 @@ def _say(line: str) -> None:
 def _run_steps(steps, progress=_say) -> dict[str, float]:
     """Run ``steps`` (:data:`SOLVER_API` or agent specs) one after the other in this process;
     returns the seconds each took (a model missing from this installation is skipped)."""
-    from tt_env.arena import core as arena
-
     root = Path(__file__).resolve().parents[1]
     seconds: dict[str, float] = {}
     for step in steps:
@@ -137,8 +157,7 @@ def _run_steps(steps, progress=_say) -> dict[str, float]:
         if step == SOLVER_API:
             _solver_api()
         else:
-            spec = step if model is None else str(model)
-            arena.run_tournament([spec, "random"], games=1, seed=0, episode="round", workers=1)
+            _play_round(step if model is None else str(model))
         seconds[label] = time.perf_counter() - start
         progress(f"  {label}: {seconds[label]:.1f} s")
     return seconds

@@ -14,9 +14,7 @@ from tt_env.replay.core import (
     page_html,
     read_record,
     replay_data,
-    tournament_index_html,
     write_replay,
-    write_tournament_index,
 )
 
 __all__ = [
@@ -33,7 +31,5 @@ __all__ = [
     "page_html",
     "read_record",
     "replay_data",
-    "tournament_index_html",
     "write_replay",
-    "write_tournament_index",
 ]

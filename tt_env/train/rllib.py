@@ -68,7 +68,9 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from tt_env.encoding.actions import NUM_ACTIONS
 from tt_env.learned.features import CardFeatures
 from tt_env.learned.network import CardNet, masked_logits, numpy_weights
-from tt_env.train.core import SELF, OpponentPool, TrainConfig, Trainer, config_to_toml, parse_pool
+from tt_env.train.config import SELF, TrainConfig, config_to_toml, parse_pool
+from tt_env.train.opponents import OpponentPool
+from tt_env.train.sb3 import Trainer
 from tt_env.util.files import write_text_atomically
 
 POLICY = "learner"

@@ -1,0 +1,171 @@
+"""``tt-train``: the command line (:func:`main`), and :func:`train`, which runs a configuration on
+its backend (sb3 here, RLlib in :mod:`tt_env.train.rllib`)."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tt_env.learned.model import ModelError
+from tt_env.train.config import CONFIG_FIELDS, TrainConfig, check_run, config_help, load_config_file
+from tt_env.train.plot import plot_run
+from tt_env.train.sb3 import Trainer
+from tt_env.util.cli import UNSET, Parser, one_line, rule_overrides  # UNSET: "flag not given"
+
+
+# ---------------------------------------------------------------------------------- CLI
+def build_parser() -> argparse.ArgumentParser:
+    from tt_env.util.cli import add_rules_arguments
+
+    parser = Parser(
+        prog="tt-train",
+        description="Train a Three Thirteen agent with MaskablePPO (sb3-contrib) against a pool "
+        "of opponents and a self-play league. Settings: defaults < --config file < "
+        "flags. 'tt-train plot RUN_DIR' draws a run's learning curve.",
+        epilog="Example: tt-train --config training/config/ppo_2p_standard.toml "
+        "--output models/ppo_2p_standard.npz",
+    )
+    parser.add_argument("--config", metavar="FILE", help="TOML or YAML file of settings")
+    parser.add_argument(
+        "--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint"
+    )
+    helps = config_help()
+    for name, f in CONFIG_FIELDS.items():
+        if name in ("rules", "preset"):
+            continue  # --preset and the rule flags come from add_rules_arguments
+        flag = "--" + name.replace("_", "-")
+        text = helps.get(name, "")
+        default = f.default
+        kind = {"bool": bool, "int": int, "float": float}.get(str(f.type), str)
+        if kind is bool:
+            parser.add_argument(
+                flag,
+                default=UNSET,
+                action=argparse.BooleanOptionalAction,
+                help=f"{text} (default: {default})",
+            )
+        else:
+            parser.add_argument(
+                flag, default=UNSET, type=kind, help=f"{text} (default: {default!r})"
+            )
+    add_rules_arguments(parser)
+    for action in parser._actions:  # the preset's default comes from the config, not argparse
+        if action.dest == "preset":
+            action.default = UNSET
+    return parser
+
+
+def config_from_args(
+    args: argparse.Namespace, base: dict[str, Any] | None = None
+) -> tuple[TrainConfig, dict[str, Any]]:
+    """The config of defaults < ``base`` (a config file) < the flags given; also returns the
+    settings given as flags."""
+    values: dict[str, Any] = dict(base or {})
+    given: dict[str, Any] = {}
+    for name in CONFIG_FIELDS:
+        if name == "rules":
+            continue
+        value = getattr(args, name, UNSET)
+        if value is not UNSET:
+            given[name] = value
+    rule_flags = rule_overrides(args)
+    if rule_flags:
+        given["rules"] = {**values.get("rules", {}), **rule_flags}
+    values.update(given)
+    config = TrainConfig(**values)
+    config.rules = dict(config.rules)
+    return config, given
+
+
+def train(config: TrainConfig, command: str = "", resume_dir: str | None = None) -> Path:
+    """Train (or, with ``resume_dir``, resume) a run; returns the path of its final model."""
+    if resume_dir is not None:
+        root = Path(resume_dir)
+    else:
+        name = config.run_name or (
+            f"{config.exp_name}__{config.players}p__{config.seed}__{time.strftime('%Y%m%d-%H%M%S')}"
+        )
+        root = Path(config.run_dir) / name
+        if (root / "checkpoints").exists() and any((root / "checkpoints").iterdir()):
+            raise ValueError(
+                f"run {root} exists already: resume it with --resume {root}, or "
+                "choose another --run-name"
+            )
+    if config.backend == "rllib":
+        from tt_env.train.rllib import RLlibTrainer
+
+        return RLlibTrainer(config, root, command or "tt-train", False).run()
+    return Trainer(config, root, command or "tt-train", resume_dir is not None).run()
+
+
+# ---------------------------------------------------------------------------------- main
+def main(argv: Sequence[str] | None = None) -> int:
+    """``tt-train``: train, resume (``--resume RUN_DIR``) or plot (``tt-train plot RUN_DIR``)."""
+    from tt_env.precompile import notice_if_cold
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["plot"]:
+        parser = Parser(prog="tt-train plot", description="Plot a run's learning curve as a PNG.")
+        parser.add_argument("run_dir")
+        parser.add_argument("-o", "--output", help="PNG path (default: RUN_DIR/learning_curve.png)")
+        args = parser.parse_args(argv[1:])
+        try:
+            print(plot_run(args.run_dir, args.output))
+        except KeyError as exc:  # a CSV without the columns tt-train writes
+            print(
+                f"tt-train plot: error: {args.run_dir}: a CSV of the run has no column "
+                f"{one_line(exc)}",
+                file=sys.stderr,
+            )
+            return 2
+        except (ValueError, OSError) as exc:
+            print(f"tt-train plot: error: {one_line(exc)}", file=sys.stderr)
+            return 2
+        return 0
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command = "tt-train " + shlex.join(argv) if argv else "tt-train"
+    config = None
+    try:
+        if args.resume:
+            saved = Path(args.resume) / "config.toml"
+            if not saved.is_file():
+                raise ValueError(f"--resume {args.resume}: not a run directory (no config.toml)")
+            base = load_config_file(saved)
+            if args.config:
+                base.update(load_config_file(args.config))
+            config, given = config_from_args(args, base)
+            before = TrainConfig(**load_config_file(saved))
+            if config.make_rules() != before.make_rules():
+                raise ValueError(
+                    "the rules and the number of players of a run cannot change when it resumes"
+                )
+        else:
+            config, _ = config_from_args(
+                args, load_config_file(args.config) if args.config else None
+            )
+        check_run(config, args.resume)  # everything, before any work or any file
+        notice_if_cold()
+        train(config, command, args.resume)
+    except (ValueError, ModelError, OSError) as exc:
+        print(f"tt-train: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        if config is not None and config.backend == "rllib":
+            print("tt-train: interrupted; the model so far is the run's model.npz", file=sys.stderr)
+        else:
+            print(
+                "tt-train: interrupted; continue with --resume and the run directory",
+                file=sys.stderr,
+            )
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,203 @@
+"""Imitation: a teacher's decisions collected in worker processes, saved and loaded, and the
+behaviour-cloning fit of a policy to them (the warm start)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import multiprocessing
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from tt_env.learned.network import CardNet, masked_logits
+from tt_env.train.config import TrainConfig, _data_paths
+from tt_env.train.env import make_training_env
+from tt_env.util.workers import CtrlC, pool_ignoring_ctrl_c
+
+# ---------------------------------------------------------------------------------- warm start
+_COLLECTED = None  # a worker's shared counter of decisions collected (set by _collect_init)
+
+
+def _collect_init(counter) -> None:
+    global _COLLECTED
+    _COLLECTED = counter
+
+
+def _collect_worker(job: tuple[dict[str, Any], int, int]) -> dict[str, np.ndarray]:
+    """Play the teacher as the learner; return its decisions (features, masks, actions) and
+    the returns of their episodes (complete episodes only). Adds the decisions of each
+    finished episode to the shared counter, when there is one (progress reports)."""
+    values, seed, samples = job
+    torch.set_num_threads(1)
+    config = TrainConfig(**values)
+    from tt_env.agents import make_agent
+
+    env = make_training_env(config, 0, seed, None, opponents=config.bc_opponents)
+    rules = env.rules
+    teacher = make_agent(config.bc_teacher, rules.num_players, rules, seed)
+    xs, masks, actions, returns = [], [], [], []
+    obs, info = env.reset(seed=seed)
+    teacher.reset(seed)
+    rounds = len(env.env.game.round_results)
+    ep_x, ep_m, ep_a, ep_r = [], [], [], []
+    while len(xs) < samples:
+        mask = env.action_masks()
+        action = teacher.act(env.raw_observation, mask.astype(np.int8))
+        ep_x.append(obs)
+        ep_m.append(mask)
+        ep_a.append(action)
+        obs, reward, terminated, truncated, info = env.step(action)
+        ep_r.append(reward)
+        if terminated or truncated:
+            ret = np.cumsum(ep_r[::-1])[::-1]
+            xs += ep_x
+            masks += ep_m
+            actions += ep_a
+            returns += list(ret)
+            if _COLLECTED is not None:
+                with _COLLECTED.get_lock():
+                    _COLLECTED.value += len(ep_a)
+            ep_x, ep_m, ep_a, ep_r = [], [], [], []
+            obs, info = env.reset()
+            if len(env.env.game.round_results) < rounds:  # a new game
+                teacher.reset(int(env.pool.rng.integers(2**31)))
+            else:
+                teacher.new_round()
+            rounds = len(env.env.game.round_results)
+    return {
+        "x": np.asarray(xs, np.float32),
+        "mask": np.asarray(masks, bool),
+        "action": np.asarray(actions, np.int64),
+        "return": np.asarray(returns, np.float32),
+    }
+
+
+_DATA_KEYS = ("x", "mask", "action", "return")
+
+
+def save_teacher_data(path: Path, data: dict[str, np.ndarray]) -> None:
+    """Write teacher decisions (``bc_data.npz``) atomically, for ``bc_data`` of later runs."""
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(tmp, **data)
+    os.replace(tmp, path)
+
+
+def load_teacher_data(text: str, width: int, actions: int) -> dict[str, np.ndarray]:
+    """The teacher decisions of the ``bc_data`` files, concatenated; a file that is not one, or
+    whose observations or actions do not fit this run, raises :class:`ValueError` naming it."""
+    parts = []
+    for path in _data_paths(text):
+        try:
+            with np.load(path, allow_pickle=False) as f:
+                part = {k: f[k] for k in _DATA_KEYS}
+        except (OSError, ValueError, KeyError, EOFError) as exc:
+            raise ValueError(f"bc_data {path}: not a teacher-data file ({exc})") from None
+        n = len(part["action"])
+        if (
+            part["x"].shape != (n, width)
+            or part["mask"].shape != (n, actions)
+            or part["return"].shape != (n,)
+        ):
+            raise ValueError(
+                f"bc_data {path}: its decisions do not fit this run (observations "
+                f"{part['x'].shape[1:]}, masks {part['mask'].shape[1:]}; this run: ({width},), "
+                f"({actions},)): other players, rules or features"
+            )
+        parts.append(part)
+    return {k: np.concatenate([p[k] for p in parts]) for k in _DATA_KEYS}
+
+
+def collect_teacher_data(
+    config: TrainConfig, workers: int, progress=None, every: float = 60.0
+) -> dict[str, np.ndarray]:
+    """``bc_samples`` decisions of ``bc_teacher`` (about), collected over ``workers`` processes.
+    ``progress(done, total, seconds)`` is called every ``every`` seconds while they play (the
+    workers count their finished episodes' decisions; the data do not depend on it)."""
+    per = math.ceil(config.bc_samples / workers)
+    values = dataclasses.asdict(config)
+    jobs = [(values, config.seed * 7919 + 17 + w, per) for w in range(workers)]
+    if workers == 1:
+        parts = [_collect_worker(jobs[0])]
+    else:
+        ctx = multiprocessing.get_context("spawn")
+        counter = ctx.Value("q", 0)
+        start = time.perf_counter()
+        # The workers ignore Ctrl-C; here it is seen between two short waits, and leaving the
+        # pool stops them (tt-train then says how to resume).
+        with CtrlC() as ctrl_c:  # entered first: a press while the workers start is noted
+            with pool_ignoring_ctrl_c(ctx, workers, _collect_init, (counter,)) as pool:
+                result = pool.map_async(_collect_worker, jobs)
+                reported = start
+                while not result.ready():
+                    ctrl_c.check()
+                    result.wait(min(every, 0.1))
+                    now = time.perf_counter()
+                    if progress is not None and now - reported >= every and not result.ready():
+                        reported = now
+                        progress(counter.value, per * workers, now - start)
+                parts = result.get()
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def behaviour_clone(
+    net: CardNet,
+    data: dict[str, np.ndarray],
+    epochs: int,
+    lr: float,
+    batch_size: int,
+    seed: int,
+    log=None,
+) -> dict[str, float]:
+    """Fit ``net`` to the teacher: cross-entropy of the masked policy on its actions, and the
+    value on the returns. Returns the held-out accuracy and losses."""
+    gen = torch.Generator().manual_seed(seed)
+    n = len(data["action"])
+    order = torch.randperm(n, generator=gen)
+    held = order[: max(1, n // 20)]
+    train = order[max(1, n // 20) :]
+    x = torch.from_numpy(data["x"])
+    mask = torch.from_numpy(data["mask"])
+    action = torch.from_numpy(data["action"])
+    ret = torch.from_numpy(data["return"]).unsqueeze(1)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    steps = epochs * math.ceil(len(train) / batch_size)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=max(1, steps))
+    ce = torch.nn.CrossEntropyLoss()
+
+    def evaluate() -> dict[str, float]:
+        net.eval()
+        with torch.no_grad():
+            logits, value = net(x[held])
+            logits = masked_logits(logits, mask[held])
+            acc = (logits.argmax(1) == action[held]).float().mean().item()
+            return {
+                "accuracy": acc,
+                "policy_loss": ce(logits, action[held]).item(),
+                "value_loss": torch.mean((value - ret[held]) ** 2).item(),
+            }
+
+    stats = {}
+    for epoch in range(epochs):
+        net.train()
+        perm = train[torch.randperm(len(train), generator=gen)]
+        for i in range(0, len(perm), batch_size):
+            idx = perm[i : i + batch_size]
+            logits, value = net(x[idx])
+            loss = ce(masked_logits(logits, mask[idx]), action[idx]) + 0.5 * torch.mean(
+                (value - ret[idx]) ** 2
+            )
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+            opt.step()
+            sched.step()
+        stats = evaluate()
+        if log is not None:
+            log(epoch + 1, stats)
+    net.eval()
+    return stats
