@@ -1,83 +1,237 @@
-"""The architecture stays visible: the rules engine knows nothing of RL, agents see no hidden
-state."""
+"""The architecture stays visible: subpackages by concern in one order of layers, no import
+circle between them (function-level imports included), no import of another subpackage's
+private names, the rules engine knows nothing of RL, agents see no hidden state."""
 
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[1] / "tt_env"
-ENGINE_MODULES = ["cards.py", "rules.py", "going_out.py", "engine.py"] + [
-    f"melds/{p.name}" for p in sorted((PACKAGE / "melds").glob("*.py"))
-]
-RL_PACKAGES = {"gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib"}
+
+# The layers, lowest first: a module may import only from its own layer or a lower one.
+LAYERS = (
+    "util",
+    "game",
+    "encoding",
+    "valuation",
+    "learned",
+    "agents",
+    "env",
+    "three_thirteen_v0",
+    "precompile",
+    "cli",
+    "replay",
+    "arena",
+    "play",
+    "train",
+)
+RL_PACKAGES = {"gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib", "ray"}
 
 
-def imported_modules(path: Path) -> set[str]:
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+@cache
+def imports_of(name: str) -> tuple[tuple[str, str, int], ...]:
+    """The imports of tt_env module ``name`` (:func:`imports_in`)."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    return imports_in(path.read_text(encoding="utf-8"), package)
+
+
+def imports_in(source: str, package: str) -> tuple[tuple[str, str, int], ...]:
+    """(module imported, name imported or "", line) of every import of a module of
+    ``package``, at module level or in a function, outside ``if TYPE_CHECKING:`` blocks (never
+    run). A ``from P import x`` where ``P.x`` is a module imports that module."""
+    tree = ast.parse(source)
+    typing_only = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            typing_only.update(id(n) for n in ast.walk(node))
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
+            found += [(alias.name, "", node.lineno) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = ("." * node.level) + (node.module or "")
-            names.add(base)
-            names.update(
-                f"{base}.{alias.name}" if node.module else f"{base}{alias.name}"
-                for alias in node.names
-            )
-    return names
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            for alias in node.names:
+                if f"{module}.{alias.name}" in MODULES:
+                    found.append((f"{module}.{alias.name}", "", node.lineno))
+                else:
+                    found.append((module, alias.name, node.lineno))
+    return tuple(found)
 
 
-def test_engine_imports_no_rl_package():
-    for name in ENGINE_MODULES:
-        imports = imported_modules(PACKAGE / name)
-        top = {i.lstrip(".").split(".")[0] for i in imports}
-        assert not (top & RL_PACKAGES), f"{name} imports {top & RL_PACKAGES}"
-        # nor the RL layer of tt_env itself
-        assert not any(
-            "three_thirteen_v0" in i or "single_agent" in i or "agents" in i for i in imports
-        ), f"{name} imports the RL layer"
+def layer_of(name: str) -> str:
+    """The subpackage (or top-level module) of a tt_env module; "" for the package itself."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def internal_edges() -> list[tuple[str, str, int]]:
+    """(importer, imported, line) between two tt_env modules, to the package root left out
+    (its names load lazily) and to a module's own parent packages left out (importing a
+    sibling runs them anyway)."""
+    edges = []
+    for name in MODULES:
+        for module, _, line in imports_of(name):
+            if module not in MODULES or module == "tt_env" or name.startswith(module + "."):
+                continue
+            edges.append((name, module, line))
+    return edges
+
+
+def test_every_subpackage_and_top_level_module_has_a_layer():
+    assert {layer_of(name) for name in MODULES} - {""} == set(LAYERS)
+
+
+def test_imports_go_down_the_layers_only():
+    """No import circle between subpackages is possible: every import (function-level
+    included) goes to the same layer or a lower one."""
+    rank = {layer: i for i, layer in enumerate(LAYERS)}
+    upward = [
+        f"{a}:{line} imports {b}"
+        for a, b, line in internal_edges()
+        if layer_of(a) and rank[layer_of(b)] > rank[layer_of(a)]
+    ]
+    assert not upward, "\n".join(upward)
+
+
+def test_no_import_circle_between_modules_of_a_subpackage():
+    """Inside a subpackage too, the modules import one another in one direction."""
+    graph: dict[str, set[str]] = {}
+    for a, b, _ in internal_edges():
+        graph.setdefault(a, set()).add(b)
+    state: dict[str, int] = {}
+    circles = []
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                circles.append(" -> ".join(path[path.index(nxt) :] + [nxt]))
+            elif nxt not in state:
+                visit(nxt, path + [nxt])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    assert not circles, "\n".join(circles)
+
+
+def test_no_module_imports_another_subpackages_private_names():
+    """Each subpackage's public face is what the others use: no ``_name`` of another
+    subpackage, neither a private module nor a private object."""
+    private = [line for name in MODULES for line in private_imports(name, imports_of(name))]
+    assert not private, "\n".join(private)
+
+
+def private_imports(name: str, imports) -> list[str]:
+    """The imports of module ``name`` that reach another subpackage's private names."""
+    private = []
+    for module, imported, line in imports:
+        if not module.startswith("tt_env.") or layer_of(module) == layer_of(name):
+            continue
+        parts = module.split(".")[1:] + ([imported] if imported else [])
+        if any(p.startswith("_") and not p.endswith("__") for p in parts):  # __doc__ is public
+            private.append(f"{name}:{line} imports {module} {imported}".rstrip())
+    return private
+
+
+def test_the_private_names_check_catches_what_it_should():
+    source = (
+        "from tt_env.game.melds._config import solver_config\n"  # a private module
+        "def f():\n"
+        "    from tt_env.game.melds import _kernel_of\n"  # a private name, in a function
+        "    import tt_env.learned._features_jit\n"
+        "from tt_env.game.melds import solve\n"  # public: fine
+        "from tt_env.valuation.heuristics_jit import decide\n"  # own subpackage: fine
+    )
+    found = private_imports("tt_env.valuation.x", imports_in(source, "tt_env.valuation"))
+    assert [f.split(" imports ")[1] for f in found] == [
+        "tt_env.game.melds._config solver_config",
+        "tt_env.game.melds _kernel_of",
+        "tt_env.learned._features_jit",
+    ]
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n in MODULES if layer_of(n) == "game"), ids=lambda n: n[7:]
+)
+def test_the_engine_imports_no_rl_package(name):
+    """The rules engine (tt_env.game) knows nothing of RL: no RL package, and of tt_env only
+    its own modules and the plumbing below it."""
+    for module, _, line in imports_of(name):
+        top = module.split(".")[0]
+        assert top not in RL_PACKAGES, f"{name}:{line} imports {module}"
+        if top == "tt_env" and module != "tt_env":
+            assert layer_of(module) in ("game", "util"), f"{name}:{line} imports {module}"
 
 
 def test_agents_do_not_import_the_engine_state():
-    for path in (PACKAGE / "agents").glob("*.py"):
-        imports = imported_modules(path)
-        assert not any(
-            i.endswith("engine") or ".engine." in i or i.endswith(".Game") for i in imports
-        ), f"agents/{path.name} imports the engine: {imports}"
-
-
-def test_one_layer_below_the_agents():
-    """Valuation and features work on observations alone and import no agent; no agent imports
-    another agent (the shared pieces live below them, in tt_env.valuation)."""
-    for name in ("valuation.py", "features.py"):
-        imports = imported_modules(PACKAGE / name)
-        assert not any("agents" in i for i in imports), f"{name} imports an agent: {imports}"
-        assert not any(i.endswith("engine") for i in imports), f"{name} imports the engine"
-    own = {p.stem for p in (PACKAGE / "agents").glob("*.py") if not p.stem.startswith("_")} - {
-        "base"
-    }  # _modules: an agent's private parts
-    for path in (PACKAGE / "agents").glob("*.py"):
-        if path.stem == "__init__":
+    for name in MODULES:
+        if layer_of(name) != "agents":
             continue
-        others = {i.lstrip(".").split(".")[-1] for i in imported_modules(path)} & (
-            own - {path.stem}
-        )
-        assert not others, f"agents/{path.name} imports the agent(s) {others}"
+        for module, imported, line in imports_of(name):
+            assert not (module.endswith("engine") or imported in ("Game", "engine")), (
+                f"{name}:{line} imports the engine: {module} {imported}"
+            )
+
+
+def test_no_agent_imports_another_agent():
+    """The shared pieces live below the agents, in tt_env.valuation and tt_env.learned."""
+    own = {
+        n.rpartition(".")[2]
+        for n in MODULES
+        if layer_of(n) == "agents" and n.count(".") == 2 and not n.rpartition(".")[2][0] == "_"
+    } - {"base"}
+    for name in MODULES:
+        if layer_of(name) != "agents" or name == "tt_env.agents":
+            continue
+        me = name.rpartition(".")[2].lstrip("_").replace("_jit", "")
+        for module, _, line in imports_of(name):
+            if module.startswith("tt_env.agents."):
+                other = module.rpartition(".")[2]
+                assert other not in own - {me}, f"{name}:{line} imports the agent {other}"
 
 
 def test_playing_needs_no_torch():
-    """Agents, models, features, the arena, the terminal game and the replays import no
-    training package: a trained model plays with the core dependencies (``tt_env.learned.network``/
-    ``training`` train)."""
+    """Agents, model files, features, the arena, the terminal game and the replays import no
+    training package: a trained model plays with the core dependencies (tt_env.learned.network
+    and tt_env.train train)."""
     training_only = {"torch", "stable_baselines3", "sb3_contrib", "tensorboard"}
-    paths = [
-        PACKAGE / name for name in ("model.py", "features.py", "arena.py", "play.py", "replay.py")
-    ]
-    paths += sorted((PACKAGE / "agents").glob("*.py"))
-    for path in paths:
-        top = {i.lstrip(".").split(".")[0] for i in imported_modules(path)}
-        assert not (top & training_only), f"{path.name} imports {top & training_only}"
-        assert not any(i.endswith(("network", "training")) for i in imported_modules(path)), (
-            f"{path.name} imports the training code"
-        )
+    for name in MODULES:
+        if layer_of(name) in ("train",) or name == "tt_env.learned.network":
+            continue
+        for module, _, line in imports_of(name):
+            assert module.split(".")[0] not in training_only, f"{name}:{line} imports {module}"
+            assert module != "tt_env.learned.network" and layer_of(module) != "train", (
+                f"{name}:{line} imports the training code"
+            )
+
+
+def test_no_source_file_is_over_a_thousand_lines_unless_it_says_why():
+    """A file over ~1,000 lines says in its docstring why its concern earns it."""
+    for name, path in MODULES.items():
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") > 1000:
+            doc = ast.get_docstring(ast.parse(text)) or ""
+            assert "one file" in doc, f"{name} has {text.count(chr(10))} lines"

@@ -14,10 +14,11 @@ subpackage          owns
 ``replay``          ``tt-replay``: game records as pages in the browser
 ``play``            ``tt-play``: a game in the terminal against the agents
 ``train``           ``tt-train``: configuration, opponents, imitation, PPO (sb3, RLlib)
-``util``            the tools' plumbing: CLI helpers, output files, worker pools, Ray
+``cli``             the command-line conventions the tools share (one-line errors, rule flags)
+``util``            plumbing below every layer: output files, worker pools, Ray, kernel cache
 ==================  =========================================================================
 
-Each layer imports only the layers above it in this table (``tests/test_architecture.py``).
+No import circle joins two of them (``tests/test_architecture.py`` holds the layers' order).
 :mod:`tt_env.three_thirteen_v0` is the AEC env under PettingZoo's kind of name.
 
 Importing the package imports nothing else: the names below are loaded on first use (PEP 562),

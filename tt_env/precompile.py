@@ -10,13 +10,13 @@ built-in agent, 354 s in one process and 224 s in two. A new version of the sour
 or another CPU, compiles again. This command does it up front (after installing, when
 building a Docker image, before a timed run), so that no game, test or training run waits.
 
-It calls each public solver function once, then plays one round of each built-in agent and
-of a shipped model against ``random`` (in the AEC env, as a tournament plays it), so that every
-function and signature a game uses gets compiled, and says how long each took: in this process, or with ``--processes 2`` (the
-default where there are 2 CPUs or more) the solver's functions in one process and the agents
-in another. With the kernels off (``TT_ENV_NO_JIT=1``, or numba missing) there is nothing to
-compile. :func:`missing` tells whether a first use would compile: tt-arena (not on Ray),
-tt-play and tt-train say so before they start.
+It calls each public solver function once, then plays one round of each built-in agent and of a
+shipped model against ``random`` (in the AEC env, as a tournament plays it), so that every
+function and signature a game uses gets compiled, and says how long each took: in this process,
+or with ``--processes 2`` (the default where there are 2 CPUs or more) the solver's functions in
+one process and the agents in another. With the kernels off (``TT_ENV_NO_JIT=1``, or numba
+missing) there is nothing to compile. :func:`missing` tells whether a first use would compile:
+tt-arena (not on Ray), tt-play and tt-train say so before they start.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ ENTRY_POINTS = {
         "evaluate_many",
         "build_suit_tables",
     ),
-    "tt_env.valuation._heuristics_jit": ("decide_observation",),
+    "tt_env.valuation.heuristics_jit": ("decide_observation",),
     "tt_env.agents._search_jit": ("search", "seed"),
     "tt_env.learned._features_jit": ("card_features",),
 }

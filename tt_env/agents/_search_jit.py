@@ -19,7 +19,7 @@ from numba import njit
 
 from tt_env.game.melds.jit import discard_values, evaluate
 from tt_env.util.numba_cache import register
-from tt_env.valuation._heuristics_jit import DISCARD_BASE, GO_OUT_BASE, TAKE, decide
+from tt_env.valuation.heuristics_jit import DISCARD_BASE, GO_OUT_BASE, TAKE, decide
 
 register()  # cached code keyed by every kernel module (see tt_env.util.numba_cache)
 

@@ -46,7 +46,7 @@ def default_agents(rules: Rules) -> tuple[list[str], list[str]]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from tt_env.util.cli import UNSET, Parser, add_rules_arguments, non_negative_int, positive_int
+    from tt_env.cli import UNSET, Parser, add_rules_arguments, non_negative_int, positive_int
 
     parser = Parser(
         prog="tt-arena",
@@ -170,7 +170,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
     import importlib.util
 
     from tt_env.agents import split_specs
-    from tt_env.util.cli import UNSET, rule_overrides, rules_from_args
+    from tt_env.cli import UNSET, rule_overrides, rules_from_args
     from tt_env.util.files import check_writable
 
     plan = _Plan()
@@ -309,8 +309,8 @@ def _write_outputs(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``tt-arena``: run a tournament from the command line; returns the exit status."""
+    from tt_env.cli import one_line
     from tt_env.precompile import notice_if_cold
-    from tt_env.util.cli import one_line
 
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -20,6 +20,7 @@ from functools import cache
 import numpy as np
 
 from tt_env.game.cards import ALL_CARDS, JOKER, RANK_NAMES
+from tt_env.game.melds import solve
 
 WIDTH, HEIGHT = 960, 540
 EXTRA = "render"  # pip install "tt_env[render]"
@@ -254,3 +255,145 @@ __all__ = [
     "require_pillow",
     "shown_melds",
 ]
+
+
+# ------------------------------------------------------------------ the AEC env's table
+def table_text(game, rules, names, over: bool, result, winners) -> str:
+    """The table as text (the AEC env's ``"ansi"`` and ``"human"`` render modes): the round,
+    the stock and the discard pile, each seat's hand size, score and known cards, and the hand
+    of the seat to move in its best melds; once the episode is ``over``, the round's
+    ``result`` (or an illegal action's end) and the ``winners``."""
+    if game is None:
+        return "(not reset)"
+    lines = []
+    if over:
+        if result is not None:
+            lines.append(
+                f"Round {result.round_index + 1}/{rules.num_rounds} over "
+                f"({result.cards_dealt} cards, {RANK_NAMES[result.wild_rank]}s wild; "
+                f"ended by {result.ended_by.replace('_', ' ')})."
+            )
+            for s, a in enumerate(names):
+                out = " (went out)" if result.went_out == s else ""
+                lines.append(
+                    f"  {a}: penalty {result.penalties[s]:>3}, score {game.scores[s]:>4}{out}"
+                )
+        else:
+            lines.append("Episode over (illegal action).")
+        if winners:
+            lines.append("Winners: " + ", ".join(winners))
+        return "\n".join(lines)
+    wild = game.wild_rank
+    lines.append(
+        f"Round {game.round_index + 1}/{rules.num_rounds}: {game.cards_dealt} cards dealt, "
+        f"{RANK_NAMES[wild]}s wild | stock {game.stock_size} | turn {game.turns + 1}/"
+        f"{rules.turn_cap}" + (" | final turns" if game.went_out is not None else "")
+    )
+    pile = game.discard_pile
+    top = pile[-1].pretty if pile else "(empty)"
+    lines.append(f"Discard pile: {top} on top, {max(0, len(pile) - 1)} below")
+    for s, a in enumerate(names):
+        marks = []
+        if s == game.current:
+            marks.append("to " + game.phase.name.lower())
+        if s == game.dealer:
+            marks.append("dealer")
+        if game.went_out == s:
+            marks.append("went out")
+        known = " ".join(c.pretty for c in game.taken_from_discard(s))
+        lines.append(
+            f"{'>' if s == game.current else ' '} {a:<9} hand {sum(game.hand_counts(s)):>2}  "
+            f"score {game.scores[s]:>4}"
+            + (f"  known: {known}" if known else "")
+            + (f"  ({', '.join(marks)})" if marks else "")
+        )
+    seat = game.current
+    arrangement = solve(game.hand(seat), wild, rules)
+
+    def name(c: int) -> str:
+        card = ALL_CARDS[c]
+        return card.pretty + ("*" if card.rank == wild or card.is_joker else "")
+
+    def order(c: int) -> tuple[int, int]:
+        return (ALL_CARDS[c].rank or 99, ALL_CARDS[c].suit_index)
+
+    melds = ["[" + " ".join(name(c) for c in m) + "]" for m in shown_melds(arrangement)]
+    loose = [name(c) for c in sorted(arrangement.deadwood, key=order)]
+    lines.append(
+        f"{names[seat]}'s hand: "
+        + " ".join(melds + loose)
+        + f"  (deadwood {arrangement.points}; * wild)"
+    )
+    return "\n".join(lines)
+
+
+def table_scene(
+    game, rules, names, over: bool, result, winners, seat: int | None, notes: tuple[str, ...]
+) -> Scene:
+    """What :func:`draw` pictures of the table (the AEC env's ``"rgb_array"`` frames): the
+    same as :func:`table_text`, the hand of ``seat`` (default: the seat to move), ``notes``
+    below."""
+    if game is None:
+        return Scene("(not reset)", "", 0, (), 0, -1, 0, "", (), ())
+    wild = game.wild_rank
+    round_text = (
+        f"Round {game.round_index + 1}/{rules.num_rounds}: {game.cards_dealt} "
+        f"cards, {RANK_NAMES[wild]}s wild"
+    )
+    if over:
+        title = round_text + (" - over" if result is not None else " - illegal action")
+        status = ("winners: " + ", ".join(winners)) if winners else "episode over"
+        if result is not None and result.round_index == game.round_index:
+            notes = (
+                f"Round over, ended by {result.ended_by.replace('_', ' ')}. Penalties: "
+                + ", ".join(f"{a} {p}" for a, p in zip(names, result.penalties)),
+                *notes,
+            )
+    else:
+        title = round_text
+        status = f"stock {game.stock_size} | turn {game.turns + 1}/{rules.turn_cap}" + (
+            " | final turns" if game.went_out is not None else ""
+        )
+    players = []
+    for s, a in enumerate(names):
+        marks = []
+        if s == game.current and game.phase.in_play:
+            marks.append("to " + game.phase.name.lower())
+        if s == game.dealer:
+            marks.append("dealer")
+        if game.went_out == s:
+            marks.append("went out")
+        known = tuple(int(c) for c in game.taken_from_discard(s))
+        players.append(
+            PlayerLine(
+                a,
+                sum(game.hand_counts(s)),
+                game.scores[s],
+                ", ".join(marks),
+                s == game.current,
+                known,
+            )
+        )
+    seat = game.current if seat is None else seat
+    arrangement = solve(game.hand(seat), wild, rules)
+    pile = game.discard_pile
+    label = (
+        f"{names[seat]}'s hand"
+        + ("" if game.phase.in_play else " at the end")
+        + f": deadwood {arrangement.points}"
+    )
+    return Scene(
+        title=title,
+        status=status,
+        wild_rank=wild,
+        players=tuple(players),
+        stock=game.stock_size,
+        top_discard=int(pile[-1]) if pile else -1,
+        below=max(0, len(pile) - 1),
+        hand_label=label,
+        melds=tuple(tuple(int(c) for c in m) for m in shown_melds(arrangement)),
+        deadwood=tuple(
+            int(c) for c in sorted(arrangement.deadwood, key=lambda c: (c.rank or 99, c.suit_index))
+        ),
+        notes=notes,
+    )

@@ -146,8 +146,8 @@ class TerminalGame:
         return status
 
     def _save_record(self) -> bool:
+        from tt_env.cli import one_line
         from tt_env.replay.core import annotated_record
-        from tt_env.util.cli import one_line
         from tt_env.util.files import write_text_atomically
 
         game = self.env.game
@@ -418,7 +418,7 @@ def _parse(name: str):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from tt_env.util.cli import Parser, add_rules_arguments, non_negative_int
+    from tt_env.cli import Parser, add_rules_arguments, non_negative_int
 
     parser = Parser(
         prog="tt-play",
@@ -466,7 +466,7 @@ def main(
     out: TextIO | None = None,
 ) -> int:
     """``tt-play``: returns the exit status."""
-    from tt_env.util.cli import one_line, rules_from_args
+    from tt_env.cli import one_line, rules_from_args
 
     parser = build_parser()
     args = parser.parse_args(argv)

@@ -443,7 +443,7 @@ def write_replay(
 
 
 def build_parser():
-    from tt_env.util.cli import Parser, non_negative_int
+    from tt_env.cli import Parser, non_negative_int
 
     parser = Parser(
         prog="tt-replay",
@@ -479,7 +479,7 @@ def build_parser():
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``tt-replay``: returns the exit status."""
-    from tt_env.util.cli import one_line
+    from tt_env.cli import one_line
     from tt_env.util.files import check_writable
 
     parser = build_parser()

@@ -11,16 +11,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tt_env.cli import UNSET, Parser, one_line, rule_overrides  # UNSET: "flag not given"
 from tt_env.learned.model import ModelError
 from tt_env.train.config import CONFIG_FIELDS, TrainConfig, check_run, config_help, load_config_file
 from tt_env.train.plot import plot_run
 from tt_env.train.sb3 import Trainer
-from tt_env.util.cli import UNSET, Parser, one_line, rule_overrides  # UNSET: "flag not given"
 
 
 # ---------------------------------------------------------------------------------- CLI
 def build_parser() -> argparse.ArgumentParser:
-    from tt_env.util.cli import add_rules_arguments
+    from tt_env.cli import add_rules_arguments
 
     parser = Parser(
         prog="tt-train",

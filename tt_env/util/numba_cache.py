@@ -23,7 +23,7 @@ from pathlib import Path
 _ROOT = Path(__file__).resolve().parents[1]
 KERNEL_MODULES = (
     "game/melds/jit.py",
-    "valuation/_heuristics_jit.py",
+    "valuation/heuristics_jit.py",
     "learned/_features_jit.py",
     "agents/_search_jit.py",
 )

@@ -110,7 +110,7 @@ class ExpectedPenalty:
 
 class CompiledExpectedPenalty:
     """:class:`ExpectedPenalty` for one seat count and rules, through its compiled twin
-    (``tt_env.valuation._heuristics_jit``): one call per decision, the same decisions. ``act``
+    (``tt_env.valuation.heuristics_jit``): one call per decision, the same decisions. ``act``
     returns None when the compiled code does not serve the rules (a cap on wilds per meld, or no
     numba) or a hand it cannot certify: then ask the Python rule."""
 
@@ -124,7 +124,7 @@ class CompiledExpectedPenalty:
         if not self.ok:
             return
         from tt_env.game.melds import KernelEntry
-        from tt_env.valuation import _heuristics_jit as pj
+        from tt_env.valuation import heuristics_jit as pj
 
         self._pj = pj
         self._call = KernelEntry(pj.decide_observation)

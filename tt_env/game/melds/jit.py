@@ -1,5 +1,10 @@
 """The compiled kernel: the fewest penalty of a hand with no cap on wilds per meld (numba).
 
+It is one file of about 2,000 lines, and stays so: numba compiles the functions that call one
+another together, and the kernels of the layers above (the valuation's rule, the features, the
+search agent) call these functions from their own compiled code. It is to be replaced as a whole
+by a compiled extension built at install, not restructured in place.
+
 Same mathematics as the Python fast path (see the package docstring), laid out for a compiler:
 
 *Suit tables.* ``T[mask, d]`` is the fewest points of one suit's cards (13-bit ``mask``, one
