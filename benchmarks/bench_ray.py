@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a check
 import ray  # noqa: E402
 import torch  # noqa: E402
 
-from tt_env.arena.core import RAY_MAX_GAMES_PER_TASK, run_tournament  # noqa: E402
+from tt_env.arena import RAY_MAX_GAMES_PER_TASK, run_tournament  # noqa: E402
 from tt_env.game.melds import _kernel  # noqa: E402
 from tt_env.game.rules import Rules  # noqa: E402
 
@@ -81,7 +81,7 @@ def rates(args, **how) -> tuple[float, float, float, dict]:
 def sb3_rate(config, steps: int) -> float:
     from bench_training import maskable_ppo  # this folder is on the path of its scripts
 
-    from tt_env.train.core import make_vec_env
+    from tt_env.train import make_vec_env
 
     env = make_vec_env(config, seed=0, league_dir=None)
     model = maskable_ppo(config, env)
@@ -103,7 +103,7 @@ def rllib_rate(config, steps: int) -> float:
     )
 
     from tt_env.learned.features import CardFeatures
-    from tt_env.train.core import net_kwargs_for
+    from tt_env.train import net_kwargs_for
     from tt_env.train.rllib import action_counts, algorithm_config
 
     features = CardFeatures(config.make_rules(), lookahead=config.lookahead)
@@ -173,7 +173,7 @@ def main() -> None:
         print(f"  {label:46}{end_to_end:8.1f} g/s{start:8.1f} s{running:8.1f} g/s")
     print(f"  the same games and statistics every way: {'yes' if same else 'NO'}")
 
-    from tt_env.train.core import TrainConfig
+    from tt_env.train import TrainConfig
 
     base = TrainConfig(
         n_envs=2,

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the Chromium driver and the games of 
 from recorded_games import play_record, quick_record  # noqa: E402
 
 from tt_env.game.rules import Rules  # noqa: E402
-from tt_env.replay.core import replay_data, write_replay  # noqa: E402
+from tt_env.replay import replay_data, write_replay  # noqa: E402
 
 LARGE = Rules(num_players=8, there_and_back=True)
 

@@ -30,7 +30,7 @@ from sb3_contrib import MaskablePPO  # noqa: E402
 from tt_env.encoding.actions import NUM_ACTIONS  # noqa: E402
 from tt_env.game.melds import _kernel  # noqa: E402
 from tt_env.learned.features import CardFeatures  # noqa: E402
-from tt_env.train.core import CardPolicy, TrainConfig, make_vec_env, net_kwargs_for  # noqa: E402
+from tt_env.train import CardPolicy, TrainConfig, make_vec_env, net_kwargs_for  # noqa: E402
 
 
 class TrivialEnv(gymnasium.Env):

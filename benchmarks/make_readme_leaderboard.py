@@ -26,7 +26,7 @@ START, END = "<!-- leaderboard -->", "<!-- /leaderboard -->"
 
 def leaderboard_block(arena_args: list[str]) -> str:
     """The Markdown block: the ``tt-arena`` command and its plain-text output."""
-    from tt_env.arena.core import main
+    from tt_env.arena import main
 
     argv = [*arena_args, "--plain"]
     out, err = io.StringIO(), io.StringIO()

@@ -2,7 +2,7 @@
 
 Chromium started with ``--remote-debugging-pipe`` reads protocol messages (JSON, each ended by a
 NUL byte) on its file descriptor 3 and writes its answers and events on 4; nothing else is needed
-(no WebDriver, no websocket library). Used by ``tests/test_replay.py`` and
+(no WebDriver, no websocket library). Used by ``tests/replay/test_replay.py`` and
 ``benchmarks/bench_replay.py``.
 
     with Chromium() as browser:

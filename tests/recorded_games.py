@@ -9,7 +9,7 @@ from tt_env.agents import make_agent
 from tt_env.env import aec as three_thirteen_v0
 from tt_env.game.engine import Game, MoveKind
 from tt_env.game.rules import Rules
-from tt_env.replay.core import annotated_record, explain_move
+from tt_env.replay import annotated_record, explain_move
 
 
 def play_record(

@@ -295,7 +295,7 @@ def test_a_damaged_tournament_file_is_an_arena_error(tmp_path_factory, data):
 @pytest.fixture
 def no_training(monkeypatch):
     pytest.importorskip("sb3_contrib")
-    from tt_env.train import core as training
+    from tt_env import train as training
 
     def refuse(*args, **kwargs):
         raise Started

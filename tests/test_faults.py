@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tt_env import arena
+from tt_env.arena import games as arena_games
 from tt_env.game.rules import Rules
 from tt_env.util import files as _files
 from tt_env.util.workers import CtrlC
@@ -46,7 +47,7 @@ def test_a_full_disk_leaves_the_old_file_and_no_temporary_file(tmp_path, monkeyp
 
 
 def test_a_model_file_is_written_whole_or_not_at_all(tmp_path, monkeypatch):
-    from test_model import tiny_model
+    from helpers import tiny_model
 
     monkeypatch.setattr(_files.os, "fsync", full_disk)
     with pytest.raises(OSError):
@@ -197,11 +198,11 @@ def test_a_ctrl_c_while_the_workers_start_is_kept_and_the_workers_live_through_i
 
     setup = (["random", "random"], Rules(num_players=2), "round")
     with CtrlC() as ctrl_c:
-        with arena._pool_ignoring_ctrl_c(PressedWhileStarting(), 2, setup) as pool:
+        with arena_games._pool_ignoring_ctrl_c(PressedWhileStarting(), 2, setup) as pool:
             assert ctrl_c.pressed.is_set(), "the Ctrl-C was lost"
             before = {worker.pid for worker in multiprocessing.active_children()}
             matches = arena.schedule(2, 2, 2, seed=3)
-            played = pool.map(arena._play_in_worker, [[m] for m in matches])
+            played = pool.map(arena_games._play_in_worker, [[m] for m in matches])
             assert [r[0].key for r in played] == [m.key for m in matches]
             assert {worker.pid for worker in multiprocessing.active_children()} == before
 
@@ -214,9 +215,9 @@ def progress_keys(root: Path, name: str, key: str) -> list[tuple[str, str]]:
 
 def test_resume_falls_back_past_a_torn_checkpoint_and_logs_no_step_twice(tmp_path, capsys):
     pytest.importorskip("sb3_contrib")
-    from test_training import sb3_steps, tiny_config
+    from helpers import sb3_steps, tiny_config
 
-    from tt_env.train.core import main, train
+    from tt_env.train import main, train
 
     config = tiny_config(tmp_path, total_timesteps=1024, eval_opponents="random", eval_games=1)
     root = train(config, command="first").parent
@@ -239,9 +240,9 @@ def test_resume_falls_back_past_a_torn_checkpoint_and_logs_no_step_twice(tmp_pat
 
 def test_a_checkpoint_that_fails_to_write_leaves_nothing(tmp_path):
     pytest.importorskip("sb3_contrib")
-    from test_training import tiny_config
+    from helpers import tiny_config
 
-    from tt_env.train.core import Trainer
+    from tt_env.train import Trainer
 
     trainer = Trainer(tiny_config(tmp_path), tmp_path / "run", "test", resume=False)
     trainer.files.create()
@@ -261,9 +262,9 @@ def test_a_checkpoint_that_fails_to_write_leaves_nothing(tmp_path):
 
 def test_a_failed_setup_leaves_no_run_directory(tmp_path, monkeypatch):
     pytest.importorskip("sb3_contrib")
-    from test_training import tiny_config
+    from helpers import tiny_config
 
-    from tt_env.train import core as training
+    from tt_env import train as training
 
     def broken(*args, **kwargs):
         raise RuntimeError("the environments could not start")
@@ -289,7 +290,7 @@ def test_a_real_ctrl_c_stops_the_teacher_collection_without_a_worker_traceback(t
         "import sys\n"
         "from pathlib import Path\n"
         "sys.path.insert(0, 'tests')\n"
-        "from test_training import tiny_config\n"
+        "from helpers import tiny_config\n"
         "from tt_env.train import collect_teacher_data\n"
         "if __name__ == '__main__':\n"
         "    config = tiny_config(Path(sys.argv[1]), bc_samples=10**7, bc_teacher='counting')\n"

@@ -26,7 +26,7 @@ else:
     ray = pytest.importorskip("ray")
 
 from tt_env import arena
-from tt_env.arena.core import run_tournament  # noqa: E402
+from tt_env.arena import run_tournament  # noqa: E402
 from tt_env.game.rules import Rules  # noqa: E402
 from tt_env.util import ray as _ray  # noqa: E402
 
@@ -199,7 +199,7 @@ def test_rllib_env_pays_every_seat_its_rewards_in_a_turn_based_game():
     """Over a whole game of self-play, the rewards each learning seat receives add up to minus
     its score, though rounds end on the other seat's moves; with a built-in opponent the one
     learning seat gets its own, and the opponent is never asked by RLlib."""
-    from tt_env.train.core import TrainConfig
+    from tt_env.train import TrainConfig
     from tt_env.train.rllib import RLlibEnv
 
     for opponents, learners in (("self", 2), ("greedy", 1)):
@@ -232,7 +232,7 @@ def test_rllib_starts_from_the_weights_it_is_given(local_ray):
     """The warm start's (or a model file's) weights reach the learner and the env runners."""
     from tt_env.learned.features import CardFeatures
     from tt_env.learned.network import CardNet, numpy_weights
-    from tt_env.train.core import TrainConfig, net_kwargs_for
+    from tt_env.train import TrainConfig, net_kwargs_for
     from tt_env.train.rllib import POLICY, algorithm_config, module_weights
 
     config = TrainConfig(
@@ -259,7 +259,7 @@ def test_rllib_backend_trains_and_the_model_plays(local_ray, tmp_path):
     warm start's, and tt-arena plays the model file with numpy."""
     from tt_env.agents.learned import LearnedAgent
     from tt_env.learned.model import read_model_file
-    from tt_env.train.core import main
+    from tt_env.train import main
 
     run = tmp_path / "runs" / "ray"
     status = main(
@@ -340,7 +340,7 @@ def test_rllib_backend_trains_and_the_model_plays(local_ray, tmp_path):
 
 def test_rllib_backend_counts_no_masked_action(local_ray, tmp_path, monkeypatch, capsys):
     """The count comes from every environment of every env runner (the run logs it)."""
-    from tt_env.train.core import main
+    from tt_env.train import main
 
     assert (
         main(
@@ -396,7 +396,7 @@ def test_rllib_backend_counts_no_masked_action(local_ray, tmp_path, monkeypatch,
     ],
 )
 def test_rllib_backend_refuses_what_it_does_not_do(tmp_path, capsys, flags, message):
-    from tt_env.train.core import main
+    from tt_env.train import main
 
     base = ["--backend", "rllib", "--opponents", "greedy", "--run-dir", str(tmp_path)]
     assert main(base + flags) == 2
@@ -406,7 +406,7 @@ def test_rllib_backend_refuses_what_it_does_not_do(tmp_path, capsys, flags, mess
 
 
 def test_sb3_backend_names_self_play_as_the_rllib_backends(tmp_path, capsys):
-    from tt_env.train.core import main
+    from tt_env.train import main
 
     assert main(["--opponents", "greedy=1,self=1", "--run-dir", str(tmp_path)]) == 2
     assert "needs backend = 'rllib'" in capsys.readouterr().err
@@ -426,7 +426,7 @@ def test_without_ray_installed_the_rllib_backend_is_one_line(tmp_path):
 
 
 def test_rllib_env_counts_a_masked_action_and_ends_the_episode():
-    from tt_env.train.core import TrainConfig
+    from tt_env.train import TrainConfig
     from tt_env.train.rllib import RLlibEnv
 
     env = RLlibEnv({"config": vars(TrainConfig(opponents="greedy", reward_scale=1.0))})

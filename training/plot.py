@@ -5,7 +5,7 @@ python training/plot.py runs/<run name> [-o curve.png]
 
 import sys
 
-from tt_env.train.core import main
+from tt_env.train import main
 
 if __name__ == "__main__":
     sys.exit(main(["plot", *sys.argv[1:]]))

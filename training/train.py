@@ -8,7 +8,7 @@ Every setting, its help and its default: ``python training/train.py --help``.
 
 import sys
 
-from tt_env.train.core import main
+from tt_env.train import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -45,7 +45,7 @@ def play_game(
     from tt_env.env import aec as three_thirteen_v0
 
     if replays is not None:
-        from tt_env.replay.core import explain_move
+        from tt_env.replay import explain_move
     notes: list[dict | None] = []
 
     env = three_thirteen_v0.raw_env(rules=rules, episode=episode)
@@ -110,7 +110,7 @@ def play_game(
 def _write_replay(directory, key, game, names, notes) -> None:
     """A game's record (``.json``, with names and explanations) and its replay page
     (``.html``) in ``directory``, each written whole or not at all."""
-    from tt_env.replay.core import annotated_record, write_replay
+    from tt_env.replay import annotated_record, write_replay
 
     record = annotated_record(game, names, notes)
     base = os.path.join(directory, replay_name(key))

@@ -147,7 +147,7 @@ class TerminalGame:
 
     def _save_record(self) -> bool:
         from tt_env.cli import one_line
-        from tt_env.replay.core import annotated_record
+        from tt_env.replay import annotated_record
         from tt_env.util.files import write_text_atomically
 
         game = self.env.game
@@ -193,7 +193,7 @@ class TerminalGame:
                     agent = self.agents[seat]
                     action = int(agent.act(obs["observation"], obs["action_mask"]))
                     if self.save is not None:
-                        from tt_env.replay.core import explain_move
+                        from tt_env.replay import explain_move
 
                         note = explain_move(agent, obs["observation"], obs["action_mask"])
                 self._tell(seat, action)

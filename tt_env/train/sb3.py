@@ -257,7 +257,7 @@ class Trainer:
 
     def evaluate(self, model) -> dict[str, Any]:
         from tt_env.agents import spec_label
-        from tt_env.arena.core import run_tournament
+        from tt_env.arena import run_tournament
 
         steps = self._evaluated_at = model.num_timesteps
         path = self.export(model, self.files.root / "eval" / f"step_{steps:09d}.npz")

@@ -291,7 +291,7 @@ def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
     """Run ``code`` in a fresh interpreter with this checkout first on the path, the
     environment variables ``env`` set and no ``TT_ENV_NO_JIT`` unless given."""
     full = {k: v for k, v in os.environ.items() if k != "TT_ENV_NO_JIT"}
-    full.update(PYTHONPATH=str(Path(__file__).resolve().parents[1]), **env)
+    full.update(PYTHONPATH=str(Path(__file__).resolve().parents[2]), **env)
     return subprocess.run(
         [sys.executable, "-c", code], env=full, capture_output=True, text=True, timeout=120
     )
@@ -359,7 +359,7 @@ def test_every_kernel_is_cached_under_a_stamp_of_all_kernel_modules(tmp_path, mo
     copies = []
     for i, name in enumerate(_numba_cache.KERNEL_MODULES):
         copy = tmp_path / f"{i}.py"
-        copy.write_text((Path(_numba_cache.__file__).parent / name).read_text())
+        copy.write_text((Path(_numba_cache.__file__).parents[1] / name).read_text())
         copies.append(str(copy))
     monkeypatch.setattr(_numba_cache, "_FILES", tuple(copies))
     before = _numba_cache.kernels_stamp()

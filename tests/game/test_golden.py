@@ -20,7 +20,7 @@ import pytest
 
 from tt_env.encoding.observation import observation_layout, state_layout
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 FILES = sorted(GOLDEN.glob("*.txt.gz"))
 
 

@@ -7,9 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tt_env.play import terminal as play
+from tt_env import play
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHORT = ["--episode", "round", "--max-turns-per-round", "6", "--seed", "3"]
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tt_env.arena import core as arena
-from tt_env.arena.core import (
+from tt_env import arena
+from tt_env.arena import (
     GameResult,
     Match,
     TournamentResult,
@@ -25,7 +25,7 @@ from tt_env.arena.core import (
 )
 from tt_env.game.rules import Rules
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # ---------------------------------------------------------------------------------- statistics

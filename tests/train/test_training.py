@@ -15,17 +15,17 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from test_model import play_checked, tiny_model  # noqa: E402
+from helpers import play_checked, sb3_steps, tiny_config, tiny_model  # noqa: E402
 
 from tt_env.agents import GreedyAgent, make_agent  # noqa: E402
 from tt_env.agents.learned import LearnedAgent  # noqa: E402
-from tt_env.arena.core import run_tournament  # noqa: E402
+from tt_env.arena import run_tournament  # noqa: E402
 from tt_env.encoding.actions import DISCARD_ACTION_BASE, GO_OUT_ACTION_BASE  # noqa: E402
 from tt_env.env import aec as three_thirteen_v0  # noqa: E402
 from tt_env.game.rules import Rules  # noqa: E402
 from tt_env.learned.features import CARD_FEATURES, CARD_WIDTH, CardFeatures, feature_names  # noqa: E402
 from tt_env.learned.model import ModelError, build_metadata, load_model, save_model  # noqa: E402
-from tt_env.train.core import (  # noqa: E402
+from tt_env.train import (  # noqa: E402
     TrainConfig,
     TrainingEnv,
     build_parser,
@@ -41,44 +41,7 @@ from tt_env.train.core import (  # noqa: E402
 )
 
 torch.set_num_threads(1)
-CONFIG_DIR = Path(__file__).resolve().parents[1] / "training" / "config"
-
-
-def tiny_config(tmp_path: Path, **changes) -> TrainConfig:
-    values = dict(
-        run_dir=str(tmp_path / "runs"),
-        run_name="tiny",
-        seed=3,
-        vec_env="dummy",
-        n_envs=2,
-        n_steps=256,
-        batch_size=256,
-        n_epochs=2,
-        total_timesteps=1024,
-        episode="round",
-        opponents="greedy=1,random=1,league=1",
-        bc_teacher="greedy",
-        bc_samples=300,
-        bc_epochs=1,
-        bc_opponents="random",
-        checkpoint_every=512,
-        league_every=512,
-        eval_every=0,
-        eval_games=2,
-        eval_episode="round",
-        eval_workers=1,
-        progress_bar=False,
-        card_hidden=16,
-        trunk_hidden=32,
-    )
-    values.update(changes)
-    return TrainConfig(**values)
-
-
-def sb3_steps(checkpoint: Path) -> int:
-    from sb3_contrib import MaskablePPO
-
-    return MaskablePPO.load(checkpoint, device="cpu").num_timesteps
+CONFIG_DIR = Path(__file__).resolve().parents[2] / "training" / "config"
 
 
 # ---------------------------------------------------------------------------------- end to end
@@ -436,7 +399,7 @@ def test_duplicate_deal_run_saves_resumes_and_plays(tmp_path):
 def test_distill_curve_refits_cuts_of_the_teacher_data_and_draws_them(tmp_path):
     import importlib.util
 
-    path = Path(__file__).resolve().parents[1] / "training" / "distill_curve.py"
+    path = Path(__file__).resolve().parents[2] / "training" / "distill_curve.py"
     spec = importlib.util.spec_from_file_location("distill_curve", path)
     curve = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(curve)

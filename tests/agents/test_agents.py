@@ -35,7 +35,7 @@ from tt_env.game.cards import parse_card
 from tt_env.game.engine import Game
 from tt_env.game.rules import Rules
 
-AGENTS_DIR = Path(__file__).resolve().parents[1] / "tt_env" / "agents"
+AGENTS_DIR = Path(__file__).resolve().parents[2] / "tt_env" / "agents"
 
 
 # ---------------------------------------------------------------------------------- legality

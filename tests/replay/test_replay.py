@@ -21,7 +21,7 @@ from tt_env.game.cards import ALL_CARDS, parse_cards
 from tt_env.game.engine import Game, Phase
 from tt_env.game.melds import is_meld, solve
 from tt_env.game.rules import Rules
-from tt_env.replay.core import ReplayError, replay_data
+from tt_env.replay import ReplayError, replay_data
 
 CHROMIUM = Path("/usr/bin/chromium")
 
@@ -351,7 +351,7 @@ def test_tt_replay_as_a_command_and_a_record_too_large(tmp_path, monkeypatch, ca
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.count("\n") == 1 and "Is a directory" in done.stderr

@@ -336,7 +336,7 @@ def test_make_vec_env_with_subproc_vec_env_as_a_user_script(sb3, tmp_path):
             vec.close()
     """)
     )
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     result = subprocess.run(
         [sys.executable, str(script)],
         capture_output=True,

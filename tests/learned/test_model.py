@@ -19,54 +19,26 @@ from hypothesis import strategies as st
 
 from tt_env.agents import make_agent
 from tt_env.agents.learned import LearnedAgent
-from tt_env.arena.core import run_tournament
+from tt_env.arena import run_tournament
 from tt_env.env import aec as three_thirteen_v0
 from tt_env.game.rules import Rules
-from tt_env.learned.features import CardFeatures
 from tt_env.learned.model import (
     MODEL_FORMAT,
     ModelError,
-    build_metadata,
     load_model,
     parameter_shapes,
     save_model,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
+from helpers import play_checked, tiny_model  # noqa: E402
+
 SHIPPED = ROOT / "models" / "distilled_2p_standard.npz"
 SHIPPED_MODELS = [
     ("distilled_2p_standard", 2),
     ("distilled_4p_standard", 4),
     ("ppo_2p_standard", 2),
 ]
-
-
-def tiny_model(path: Path, rules: Rules, lookahead: bool = False, seed: int = 0) -> Path:
-    """A small model with random weights (it plays legal, if poor, moves)."""
-    features = CardFeatures(rules, lookahead=lookahead)
-    kwargs = {"global_width": features.global_width, "card_hidden": 8, "trunk_hidden": 8}
-    rng = np.random.default_rng(seed)
-    weights = {
-        name: rng.normal(0, 0.3, shape) for name, shape in parameter_shapes(**kwargs).items()
-    }
-    return save_model(path, weights, build_metadata(rules, features, kwargs))
-
-
-def play_checked(agent, seed: int, rules: Rules | None = None, max_turns: int = 20) -> int:
-    """A whole game of ``agent`` against itself, checking every action against the mask."""
-    env = three_thirteen_v0.raw_env(rules=rules or Rules(max_turns_per_round=max_turns))
-    env.reset(seed=seed)
-    moves = 0
-    for _ in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        action = agent.act(obs["observation"], obs["action_mask"])
-        assert obs["action_mask"][action] == 1
-        env.step(action)
-        moves += 1
-    return moves
 
 
 def test_a_saved_model_reloads_with_its_weights_and_metadata(tmp_path):
@@ -239,7 +211,7 @@ def test_the_shipped_models_load_by_name_and_play_legal_moves(name, players):
 
 
 def test_a_damaged_shipped_model_is_left_out_of_the_default_run(tmp_path, monkeypatch):
-    from tt_env.arena import core as arena
+    from tt_env import arena
 
     broken = tmp_path / "distilled_2p_standard.npz"  # found before the shipped one
     with np.load(SHIPPED) as archive:

@@ -1,0 +1,82 @@
+"""Builders that several test modules share: a tiny model file, a checked game of an agent, a
+training run of seconds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from tt_env import three_thirteen_v0
+from tt_env.game.rules import Rules
+from tt_env.learned.features import CardFeatures
+from tt_env.learned.model import build_metadata, parameter_shapes, save_model
+
+
+def tiny_model(path: Path, rules: Rules, lookahead: bool = False, seed: int = 0) -> Path:
+    """A small model with random weights (it plays legal, if poor, moves)."""
+    features = CardFeatures(rules, lookahead=lookahead)
+    kwargs = {"global_width": features.global_width, "card_hidden": 8, "trunk_hidden": 8}
+    rng = np.random.default_rng(seed)
+    weights = {
+        name: rng.normal(0, 0.3, shape) for name, shape in parameter_shapes(**kwargs).items()
+    }
+    return save_model(path, weights, build_metadata(rules, features, kwargs))
+
+
+def play_checked(agent, seed: int, rules: Rules | None = None, max_turns: int = 20) -> int:
+    """A whole game of ``agent`` against itself, checking every action against the mask."""
+    env = three_thirteen_v0.raw_env(rules=rules or Rules(max_turns_per_round=max_turns))
+    env.reset(seed=seed)
+    moves = 0
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        action = agent.act(obs["observation"], obs["action_mask"])
+        assert obs["action_mask"][action] == 1
+        env.step(action)
+        moves += 1
+    return moves
+
+
+def tiny_config(tmp_path: Path, **changes):
+    """A training run of seconds (a TrainConfig; needs the train extra)."""
+    from tt_env.train import TrainConfig
+
+    values = dict(
+        run_dir=str(tmp_path / "runs"),
+        run_name="tiny",
+        seed=3,
+        vec_env="dummy",
+        n_envs=2,
+        n_steps=256,
+        batch_size=256,
+        n_epochs=2,
+        total_timesteps=1024,
+        episode="round",
+        opponents="greedy=1,random=1,league=1",
+        bc_teacher="greedy",
+        bc_samples=300,
+        bc_epochs=1,
+        bc_opponents="random",
+        checkpoint_every=512,
+        league_every=512,
+        eval_every=0,
+        eval_games=2,
+        eval_episode="round",
+        eval_workers=1,
+        progress_bar=False,
+        card_hidden=16,
+        trunk_hidden=32,
+    )
+    values.update(changes)
+    return TrainConfig(**values)
+
+
+def sb3_steps(checkpoint: Path) -> int:
+    """The step count of a stable-baselines3 checkpoint."""
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO.load(checkpoint, device="cpu").num_timesteps
