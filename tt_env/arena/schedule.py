@@ -40,9 +40,8 @@ class Match:
     """One game to play: its coordinates, the agent (index) in each seat, and the tournament's
     seed, from which the game's seeds are derived when it is played (deriving them costs tens
     of microseconds each: a schedule of 100,000 deals took seconds when it derived them all
-    before the first game). Plain properties, not cached ones: run as ``python -m
-    tt_env.arena`` the class lives in ``__main__``, Ray pickles it by value, and a
-    ``cached_property`` holds a lock that does not pickle."""
+    before the first game). Plain properties, not cached ones: Ray may pickle the class by value,
+    and a ``cached_property`` holds a lock that does not pickle."""
 
     deal: int
     table: int
