@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from tt_env import arena, play
 from tt_env.encoding.actions import NUM_ACTIONS, parse_action
+from tt_env.game.rules import Rules
 
 FUZZ = settings(
     max_examples=40,
@@ -163,7 +164,7 @@ def no_tournament(monkeypatch):
     def refuse(*args, **kwargs):
         raise Started
 
-    monkeypatch.setattr(arena, "run_tournament", refuse)
+    monkeypatch.setattr("tt_env.arena.cli.run_tournament", refuse)
 
 
 @pytest.mark.parametrize(
@@ -198,7 +199,7 @@ def test_tt_arena_checks_a_directory_given_as_output(no_tournament, capsys, tmp_
 
 def test_tt_arena_resume_takes_the_settings_of_its_file(no_tournament, capsys, tmp_path):
     result = arena.TournamentResult.from_results(
-        ["greedy", "random"], arena.Rules(), 2, 3, 0, "round", []
+        ["greedy", "random"], Rules(), 2, 3, 0, "round", []
     )
     path = tmp_path / "t.json"
     result.to_json(path)
@@ -276,7 +277,7 @@ def test_a_damaged_tournament_file_is_an_arena_error(tmp_path_factory, data):
 
     path = tmp_path_factory.mktemp("t") / "t.json"
     good = arena.TournamentResult.from_results(
-        ["greedy", "random"], arena.Rules(), 2, 1, 0, "round", []
+        ["greedy", "random"], Rules(), 2, 1, 0, "round", []
     ).to_dict()
     for damaged in (
         data,
@@ -300,7 +301,7 @@ def no_training(monkeypatch):
     def refuse(*args, **kwargs):
         raise Started
 
-    monkeypatch.setattr(training, "train", refuse)
+    monkeypatch.setattr("tt_env.train.cli.train", refuse)
     return training
 
 

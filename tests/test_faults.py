@@ -91,7 +91,7 @@ def interrupt_after(monkeypatch, games: int) -> None:
         played.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(arena, "play_game", play)
+    monkeypatch.setattr("tt_env.arena.games.play_game", play)
 
 
 def test_ctrl_c_keeps_the_finished_games_and_resume_plays_the_rest(tmp_path, monkeypatch, capsys):
@@ -269,15 +269,18 @@ def test_a_failed_setup_leaves_no_run_directory(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("the environments could not start")
 
-    monkeypatch.setattr(training, "make_vec_env", broken)
+    monkeypatch.setattr("tt_env.train.sb3.make_vec_env", broken)
     config = tiny_config(tmp_path, run_dir=str(tmp_path / "deep" / "runs"))
     with pytest.raises(RuntimeError):
         training.train(config)
     assert list(tmp_path.iterdir()) == []
 
 
-def test_the_readme_says_what_runs_code():
-    text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+def test_the_manual_says_what_runs_code():
+    text = " ".join(
+        (ROOT / "docs" / page).read_text(encoding="utf-8") for page in ("training.md", "agents.md")
+    ).split()
+    text = " ".join(text)
     assert "only resume runs you trust" in text
     assert "imports and runs that module" in text
 

@@ -93,7 +93,9 @@ def test_ray_plays_the_games_of_the_pool_exactly(local_ray, tmp_path, monkeypatc
     ):
         outputs[name] = tmp_path / f"{name}.json"
         bar = CountingBar()
-        monkeypatch.setattr(arena, "_progress_bar", lambda total, enabled, bar=bar: bar)
+        monkeypatch.setattr(
+            "tt_env.arena.tournament._progress_bar", lambda total, enabled, bar=bar: bar
+        )
         assert arena.main([*SHORT, *extra, "--json", str(outputs[name])]) == 0
         assert bar.games == 18
     one, two, on_ray = (comparable(outputs[n]) for n in ("one", "two", "ray"))
@@ -125,7 +127,9 @@ def test_ctrl_c_on_ray_keeps_the_finished_games_and_resume_plays_the_rest(
     out = tmp_path / "r.json"
     many = ["greedy", "random", "--games", "40", "--episode", "round", "--seed", "3", "-q"]
     with monkeypatch.context() as m:
-        m.setattr(arena, "_progress_bar", lambda total, enabled: CtrlCOnFirstGames())
+        m.setattr(
+            "tt_env.arena.tournament._progress_bar", lambda total, enabled: CtrlCOnFirstGames()
+        )
         assert arena.main([*many, "--ray", "--json", str(out)]) == 130
     assert f"play the rest with: tt-arena --resume {out}" in capsys.readouterr().err
     partial = json.loads(out.read_text())

@@ -130,7 +130,7 @@ def _rigged_play(match: Match, agents, rules: Rules, episode: str = "game") -> G
 
 
 def test_rigged_tournament_statistics_are_exact(monkeypatch):
-    monkeypatch.setattr(arena, "play_game", _rigged_play)
+    monkeypatch.setattr("tt_env.arena.games.play_game", _rigged_play)
     deals = 5
     result = run_tournament(
         ["greedy", "random", "random"], games=deals, seed=3, seats=3, episode="round"
@@ -180,7 +180,7 @@ def test_rigged_ties_share_the_win(monkeypatch):
             1,
         )
 
-    monkeypatch.setattr(arena, "play_game", tie)
+    monkeypatch.setattr("tt_env.arena.games.play_game", tie)
     result = run_tournament(["random", "greedy"], games=3, seed=0, episode="round")
     for s in result.agents:
         assert s.win_rate.mean == pytest.approx(0.5)
@@ -189,7 +189,7 @@ def test_rigged_ties_share_the_win(monkeypatch):
 
 
 def test_round_robin_pairs_only_count_games_together(monkeypatch):
-    monkeypatch.setattr(arena, "play_game", _rigged_play)
+    monkeypatch.setattr("tt_env.arena.games.play_game", _rigged_play)
     result = run_tournament(
         ["greedy", "random", "counting"], games=4, seed=1, seats=2, episode="round"
     )
@@ -201,7 +201,7 @@ def test_round_robin_pairs_only_count_games_together(monkeypatch):
 
 
 def test_title_says_how_the_games_were_made(monkeypatch):
-    monkeypatch.setattr(arena, "play_game", _rigged_play)
+    monkeypatch.setattr("tt_env.arena.games.play_game", _rigged_play)
     result = run_tournament(
         ["greedy", "random", "counting"], games=4, seed=1, seats=2, episode="round"
     )
@@ -233,7 +233,7 @@ def test_a_rating_that_contradicts_the_rank_is_explained(monkeypatch):
             1,
         )
 
-    monkeypatch.setattr(arena, "play_game", close_wins)
+    monkeypatch.setattr("tt_env.arena.games.play_game", close_wins)
     result = run_tournament(["greedy", "random"], games=4, seed=0, episode="round")
     assert [s.label for s in result.leaderboard] == ["random", "greedy"]
     ratings = {s.label: s.rating_ordinal for s in result.agents}
@@ -242,7 +242,7 @@ def test_a_rating_that_contradicts_the_rank_is_explained(monkeypatch):
     assert ratings["greedy"] > ratings["random"]
     note = result.rating_note()
     assert note.startswith("note: the rating puts greedy above random.") and note in result.table()
-    monkeypatch.setattr(arena, "play_game", _rigged_play)
+    monkeypatch.setattr("tt_env.arena.games.play_game", _rigged_play)
     assert (
         run_tournament(["greedy", "random"], games=3, seed=0, episode="round").rating_note() == ""
     )
@@ -357,7 +357,7 @@ def test_illegal_agent_is_named(monkeypatch):
 
 # ---------------------------------------------------------------------------------- outputs
 def test_outputs(tmp_path, monkeypatch):
-    monkeypatch.setattr(arena, "play_game", _rigged_play)
+    monkeypatch.setattr("tt_env.arena.games.play_game", _rigged_play)
     result = run_tournament(["greedy", "random"], games=3, seed=0, episode="round")
     rows = list(csv.DictReader(io.StringIO(result.to_csv(tmp_path / "r.csv"))))
     assert [r["agent"] for r in rows] == ["greedy", "random"]

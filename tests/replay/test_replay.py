@@ -357,7 +357,7 @@ def test_tt_replay_as_a_command_and_a_record_too_large(tmp_path, monkeypatch, ca
     assert done.stderr.count("\n") == 1 and "Is a directory" in done.stderr
     path = tmp_path / "r.json"
     path.write_text(json.dumps(quick_record(Rules(max_turns_per_round=4))))
-    monkeypatch.setattr(replay, "MAX_RECORD_BYTES", 100)
+    monkeypatch.setattr("tt_env.replay.core.MAX_RECORD_BYTES", 100)
     assert replay.main([str(path)]) == 2
     assert "too large for a game record" in capsys.readouterr().err
 
@@ -389,7 +389,7 @@ def test_tt_arena_checks_the_replays_directory_before_any_game(tmp_path, capsys,
     def refuse(*args, **kwargs):
         raise AssertionError("the tournament started")
 
-    monkeypatch.setattr(arena, "run_tournament", refuse)
+    monkeypatch.setattr("tt_env.arena.cli.run_tournament", refuse)
     (tmp_path / "file").write_text("x")
     for target, words in (
         (tmp_path / "file", "is a file"),
