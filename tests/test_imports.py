@@ -41,8 +41,8 @@ def test_engine_solver_and_rules_import_without_gymnasium_and_pettingzoo():
     out = run(
         BLOCK
         + """
-        import tt_env.game.engine, tt_env.game.melds, tt_env.game.rules, tt_env.game.cards,
-        tt_env.game.going_out import tt_env.encoding.actions, tt_env.encoding.observation
+        import tt_env.game.engine, tt_env.game.melds, tt_env.game.rules, tt_env.game.cards
+        import tt_env.game.going_out, tt_env.encoding.actions, tt_env.encoding.observation
         from tt_env import Rules, parse_cards
         from tt_env.game.engine import Game
         from tt_env.game.melds import solve
@@ -78,3 +78,34 @@ def test_import_registers_the_gymnasium_env_in_either_order():
             print(type(env.unwrapped).__name__)
         """)
         assert out.strip() == "SingleAgentEnv"
+
+
+def test_the_flat_layouts_module_paths_import_as_the_modules_that_hold_them():
+    """Code written for the flat layout (tt_env.engine, tt_env.melds...) keeps working: each
+    old path is the same module object as the new one, so state and classes are shared."""
+    out = run("""
+        import importlib
+        import tt_env
+        pairs = {
+            "tt_env.engine": "tt_env.game.engine", "tt_env.melds": "tt_env.game.melds",
+            "tt_env.melds._kernel": "tt_env.game.melds._kernel",
+            "tt_env.melds._jit": "tt_env.game.melds.jit",
+            "tt_env.observation": "tt_env.encoding.observation",
+            "tt_env.policies": "tt_env.valuation.heuristics",
+            "tt_env.features": "tt_env.learned.features", "tt_env.model": "tt_env.learned.model",
+            "tt_env.single_agent": "tt_env.env.single_agent",
+        }
+        same = [importlib.import_module(a) is importlib.import_module(b) for a, b in pairs.items()]
+        from tt_env.engine import Game
+        from tt_env.game import Game as NewGame
+        import tt_env.melds._kernel as k
+        print(all(same), Game is NewGame, k.__spec__.name, tt_env.engine.__name__)
+        try:
+            import tt_env.no_such_module
+        except ModuleNotFoundError as exc:
+            print("missing", exc.name)
+    """)
+    assert out.split("\n")[:2] == [
+        "True True tt_env.game.melds._kernel tt_env.game.engine",
+        "missing tt_env.no_such_module",
+    ]

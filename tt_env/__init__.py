@@ -172,8 +172,10 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         module.__spec__ = self._spec  # it stays the module of its own (new) name
 
 
+# First in line: a submodule of a moved package (tt_env.melds._kernel) would otherwise be found
+# again by the path finder, through the package's path, and loaded a second time.
 if not any(isinstance(f, _MovedModules) for f in sys.meta_path):
-    sys.meta_path.append(_MovedModules())
+    sys.meta_path.insert(0, _MovedModules())
 
 if sys.modules.get("gymnasium") is not None:
     _register_env()
