@@ -1,4 +1,5 @@
-"""tt-play: a game of Three Thirteen in the terminal against the agents."""
+"""tt-play: a game of Three Thirteen in the terminal against the agents
+(:mod:`tt_env.play.terminal`)."""
 
 from tt_env.play.terminal import (
     DEFAULT_OPPONENTS,

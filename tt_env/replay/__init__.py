@@ -1,4 +1,5 @@
-"""tt-replay: game records as pages in the browser (one page per game, an index per tournament)."""
+"""tt-replay: a game record as a page for the browser (:mod:`tt_env.replay.core` says how); the
+tournament index that links the pages of `tt-arena --replays` is :mod:`tt_env.arena.index`."""
 
 from tt_env.replay.core import (
     MAX_CANDIDATES,
