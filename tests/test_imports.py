@@ -3,6 +3,7 @@ package registers the Gymnasium environment whatever is imported first."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -31,10 +32,21 @@ def run(code: str) -> str:
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        # The caller's environment (NUMBA_CACHE_DIR, TT_ENV_NO_JIT: without them the child
+        # compiles the kernels afresh and times out), with this checkout first on the path.
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert result.returncode == 0, result.stderr
     return result.stdout
+
+
+def test_the_child_keeps_the_callers_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    out = run("""
+        import os, tt_env
+        print(os.environ["NUMBA_CACHE_DIR"], tt_env.__file__)
+    """)
+    assert out.split() == [str(tmp_path / "numba"), str(ROOT / "tt_env" / "__init__.py")]
 
 
 def test_engine_solver_and_rules_import_without_gymnasium_and_pettingzoo():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import inspect
 import pickle
 import random
 from pathlib import Path
@@ -275,6 +276,34 @@ def test_built_in_agents_with_options():
         "search(samples=8, confidence=2)",
         "counting",
     ]
+
+
+@pytest.mark.parametrize("kind", sorted(BUILTIN_AGENTS))
+def test_an_unknown_option_names_the_spec_and_the_options_of_its_agent(kind, capsys):
+    from tt_env import arena
+
+    game_sets = ("num_players", "rules", "seed")
+    options = [p for p in inspect.signature(BUILTIN_AGENTS[kind]).parameters if p not in game_sets]
+    spec = f"{kind}(nosuch=1)"
+    takes = f"takes {', '.join(options)}" if options else "takes no options"
+    message = f"agent {spec!r}: unknown option 'nosuch'; {kind} {takes}"
+    with pytest.raises(ValueError) as caught:
+        make_agent(spec, 2, Rules())
+    assert str(caught.value) == message
+    assert "__init__" not in message
+    assert arena.main([spec, "random", "--games", "1", "-q"]) == 2
+    assert capsys.readouterr().err == f"tt-arena: error: {message}\n"
+    with pytest.raises(ValueError, match=r"unknown option 'seed' \(the game sets it\)"):
+        make_agent(f"{kind}(seed=3)", 2, Rules())
+
+
+def test_a_misspelt_option_is_named_with_the_one_meant():
+    with pytest.raises(ValueError) as caught:
+        make_agent("counting(lookahed=0.5)", 2, Rules())
+    assert str(caught.value) == (
+        "agent 'counting(lookahed=0.5)': unknown option 'lookahed' (did you mean 'lookahead'?); "
+        "counting takes lookahead, feed_cost, wild_feed_cost, candidates, margin"
+    )
 
 
 def test_search_agent_is_seeded_and_plays_legal_moves():

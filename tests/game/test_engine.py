@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
 import random
 
@@ -19,6 +21,7 @@ from tt_env.game.engine import (
     IllegalMoveError,
     Move,
     MoveKind,
+    Outcome,
     Phase,
     RecordError,
 )
@@ -270,6 +273,130 @@ def test_no_position_without_a_legal_move_while_the_game_goes_on(data):
         moves = game.legal_moves()
         assert moves, f"no legal move in {game.full_state()}"
         game.apply(pick(rnd, moves))
+
+
+def arranged_like(game: Game) -> Game:
+    """A game of the same rules and seed arranged into ``game``'s position from its state
+    (hidden cards and public state, as its accessors give them)."""
+    n = game.num_players
+    arranged = Game(game.rules, seed=game.seed)
+    arranged.arrange(
+        hands=[game.hand(s) for s in range(n)],
+        stock=game.stock_cards(),
+        discard_pile=game.discard_pile,
+        current=game.current,
+        round_index=game.round_index,
+        table=game.table,
+        went_out=game.went_out,
+        known=[game.taken_from_discard(s) for s in range(n)],
+        turns=game.turns,
+        false_outs=game.false_outs,
+        scores=game.scores,
+    )
+    return arranged
+
+
+def same_outcome(arranged: Outcome, original: Outcome) -> None:
+    """The same, but that an arranged game shows the melds that a seat laid down before the
+    arrangement as they lie on the table at the end, with the cards laid off onto them since
+    (Game.arrange)."""
+    assert arranged._replace(round_result=None) == original._replace(round_result=None)
+    a, b = arranged.round_result, original.round_result
+    if a is None or b is None:
+        assert a is b
+        return
+    assert dataclasses.replace(a, arrangements=()) == dataclasses.replace(b, arrangements=())
+    for mine, theirs in zip(a.arrangements, b.arrangements, strict=True):
+        assert (mine.deadwood, mine.points) == (theirs.deadwood, theirs.points)
+        assert len(mine.melds) == len(theirs.melds)
+        for meld, laid in zip(mine.melds, theirs.melds):
+            assert meld[: len(laid)] == laid
+
+
+def test_arrange_sets_up_every_position_that_play_reaches():
+    """Seeded games, and at many of their turns (every one of the final turns, after a seat went
+    out) a game arranged from the position: every seat sees the same, and the same moves from
+    there do the same to the end of the round (outcomes, round results, scores)."""
+    rnd = random.Random(24)
+    seen = {"positions": 0, "final turns": 0, "laid down in a final turn": 0}
+    for g in range(24):
+        rules = random_rules(rnd)
+        if g % 3 == 0:  # lay-downs and lay-offs in the final turns, jokers on the table
+            rules = Rules(
+                num_players=rnd.choice([2, 3, 4]),
+                jokers_per_deck=2,
+                joker_layoff=True,
+                redemption=True,
+                false_out_penalty=rnd.choice([None, 20]),
+                max_turns_per_round=rnd.randint(4, 12),
+            )
+        game = Game(rules, seed=g)
+        rebuilt = False  # this round's stock was rebuilt: its random stream is past its start
+        while not game.is_over:
+            if (
+                game.phase == Phase.DRAW
+                and not rebuilt
+                and (game.went_out is not None or rnd.random() < 0.15)
+            ):
+                arranged = arranged_like(game)
+                n = game.num_players
+                assert [arranged.view(s) for s in range(n)] == [game.view(s) for s in range(n)]
+                assert arranged.full_state() == game.full_state()
+                seen["positions"] += 1
+                seen["final turns"] += game.went_out is not None
+                original = copy.deepcopy(game)
+                play = random.Random(rnd.random())
+                while True:
+                    move = pick(play, original.legal_moves())
+                    done = original.apply(move)
+                    same_outcome(arranged.apply(move), done)
+                    seen["laid down in a final turn"] += done.laid and not done.went_out
+                    if done.round_result is not None:
+                        break
+                assert arranged.scores == original.scores
+            outcome = game.apply(pick(rnd, game.legal_moves()))
+            rebuilt = (rebuilt or outcome.rebuilt) and outcome.round_result is None
+    assert seen["positions"] > 300 and seen["final turns"] > 40, seen
+    assert seen["laid down in a final turn"] > 20, seen
+
+
+def test_arrange_refuses_positions_that_play_cannot_reach():
+    game = Game(Rules(num_players=3), seed=1)
+    before = copy.deepcopy(game.full_state())
+    hands = ["3H 4H 5H", "", "KD 9C 2C"]
+    table = [(1, "7S 7D 7C")]
+    with pytest.raises(ValueError, match="seat 1 holds no card: every seat still to play"):
+        game.arrange(hands=hands, stock="AS", discard_pile="QC", current=0)
+    with pytest.raises(ValueError, match="seat 0 went out: its hand must be empty"):
+        game.arrange(hands=hands, stock="AS", current=2, went_out=0, table=table)
+    with pytest.raises(ValueError, match="seat 1 went out: its final turns end before"):
+        game.arrange(hands=hands, stock="AS", current=1, went_out=1, table=table)
+    with pytest.raises(ValueError, match="'7S 8D 2C' is not one meld"):
+        game.arrange(hands=hands, stock="AS", current=2, went_out=1, table=[(1, "7S 8D 2C")])
+    with pytest.raises(ValueError, match="seat 0 is known to hold KD, which its hand does not"):
+        game.arrange(hands=hands, stock="AS", current=2, went_out=1, known=["KD", "", ""])
+    with pytest.raises(ValueError, match="turns must be 1..151"):
+        game.arrange(hands=hands, stock="AS", current=2, went_out=1, turns=10**6)
+    with pytest.raises(ValueError, match="scores must be 3 integers"):
+        game.arrange(hands=hands, stock="AS", current=2, went_out=1, turns=4, scores=[1, 2])
+    assert game.full_state() == before
+    # Seat 1 went out; seat 2 has had its final turn, seat 0 has its own now.
+    game.arrange(
+        hands=["3H 4H 5H", "", "KD 9C 2C"],
+        stock="AS",
+        discard_pile="QC",
+        current=0,
+        table=table,
+        went_out=1,
+        turns=7,
+        scores=[10, 20, 30],
+    )
+    assert game.went_out == 1 and game.current == 0 and game.turns == 7
+    assert game.apply("draw stock").round_result is None
+    result = game.apply("discard AS").round_result
+    assert result is not None and result.went_out == 1 and result.penalties[1] == 0
+    assert result.arrangements[1].melds == [list(game.ended_round().table[0].cards)]
+    assert game.scores == [10 + 0, 20, 30 + result.penalties[2]]
 
 
 # ---------------------------------------------------------------------------- outcomes

@@ -130,3 +130,18 @@ def test_tt_play_with_scripted_stdin():
     assert done.returncode == 0, done.stderr
     assert "Game over" in done.stdout
     assert "Traceback" not in done.stderr
+
+
+def test_the_wild_legend_shows_with_a_wild_card_and_deadwood_is_explained_once():
+    seen = {True: 0, False: 0}
+    for seed in range(4):
+        argv = ["--episode", "round", "--max-turns-per-round", "8", "--seed", str(seed)]
+        status, text, _ = run(argv + ["--opponents", "random", "--ascii"], ["1"] * 60)
+        assert status == 0
+        assert text.count("(Deadwood: the penalty points of the cards left out of melds") == 1
+        screens = [s.split("Your moves:")[0] for s in text.split("\nRound ")[1:]]
+        for screen in screens:
+            legend = "(* wild)" in screen
+            assert legend == ("*" in screen.replace("(* wild)", "")), screen
+            seen[legend] += 1
+    assert seen[True] and seen[False], seen

@@ -280,6 +280,23 @@ def test_explain_of_the_learned_and_the_search_agent():
     )
 
 
+def test_the_title_names_the_round_a_game_was_left_in():
+    rules = Rules(num_players=2, max_turns_per_round=6)
+    whole = quick_record(rules, seed=2)
+    title = "Three Thirteen: 2 players, {}, seed 2"
+    assert replay_data(whole)["title"] == title.format("11 of 11 rounds")
+    game = Game(rules, seed=2)
+    for text in whole["moves"]:
+        game.apply(text)
+        if game.round_results:
+            break
+    assert replay_data(game.record())["title"] == title.format("1 of 11 rounds")  # between rounds
+    for text in whole["moves"][len(game.moves) :][:3]:
+        game.apply(text)
+    assert game.round_index == 1 and len(game.round_results) == 1
+    assert replay_data(game.record())["title"] == title.format("left in round 2 of 11")
+
+
 # ---------------------------------------------------------------------------------- tt-replay
 def test_tt_replay_writes_one_self_contained_page(tmp_path, capsys):
     record_path = tmp_path / "game.json"

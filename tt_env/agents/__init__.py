@@ -18,6 +18,7 @@ spec               agent                                       plays
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import inspect
 import os
@@ -74,6 +75,7 @@ def _load_loader_modules() -> None:
                 _loader_import_errors.append(f"{name}: {exc}")
 
 
+_SET_BY_THE_GAME = ("num_players", "rules", "seed")
 _OPTIONS = re.compile(r"^\s*([A-Za-z][\w-]*)\s*\((.*)\)\s*$", re.S)
 
 
@@ -91,7 +93,30 @@ def _builtin_options(text: str) -> tuple[type, dict[str, Any]] | None:
         if not eq or not key.isidentifier() or not raw:
             raise ValueError(f"agent {text!r}: options are name=value pairs, got {item!r}")
         options[key] = _option_value(raw)
-    return BUILTIN_AGENTS[match.group(1).lower()], options
+    cls = BUILTIN_AGENTS[match.group(1).lower()]
+    valid = _agent_options(cls)
+    for key in options:
+        if key not in valid:
+            close = difflib.get_close_matches(key, valid, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            if key in _SET_BY_THE_GAME:
+                hint = " (the game sets it)"
+            takes = f"takes {', '.join(valid)}" if valid else "takes no options"
+            raise ValueError(
+                f"agent {text!r}: unknown option {key!r}{hint}; {match.group(1).lower()} {takes}"
+            )
+    return cls, options
+
+
+def _agent_options(cls: type) -> list[str]:
+    """The options of a built-in agent: its constructor's keyword arguments, less those that
+    the game sets (``num_players``, ``rules``, ``seed``)."""
+    params = inspect.signature(cls).parameters.values()
+    return [
+        p.name
+        for p in params
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in _SET_BY_THE_GAME
+    ]
 
 
 def _option_value(raw: str) -> Any:

@@ -337,6 +337,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ArenaError, ValueError, ImportError, FileNotFoundError) as exc:
         print(f"tt-arena: error: {one_line(exc)}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a replay of --replays that could not be written (a full disk)
+        print(f"tt-arena: error: {one_line(exc)}", file=sys.stderr)
+        return 1
     except TournamentInterrupted as exc:
         return _interrupted(exc.result, plan, args)
     except KeyboardInterrupt:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import json
 import reprlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from itertools import compress
@@ -325,15 +326,45 @@ class Game:
         discard_pile: str | list[int] = "",
         current: int | None = None,
         round_index: int | None = None,
+        *,
+        table: Sequence[TableMeld | tuple[int, str | list[int]]] = (),
+        went_out: int | None = None,
+        known: Sequence[str | list[int]] | None = None,
+        turns: int = 0,
+        false_outs: Sequence[int] | None = None,
+        scores: Sequence[int] | None = None,
     ) -> None:
-        """Replace the deal of the current round (for tests, puzzles and tutorials).
+        """Replace the round in play (for tests, puzzles and tutorials): set up the start of
+        ``current``'s turn (the draw) in any position that play reaches.
 
         ``hands`` per seat, ``stock`` bottom first (its last card is drawn next) and
         ``discard_pile`` bottom first, as card strings or kind lists. The cards need not form
-        whole decks, but every hand holds at least one card (a seat with none could take the
-        top discard and then have nothing it may discard). With an empty stock and an empty
-        discard pile nothing can be drawn: the round ends at once and is scored (RULES.md).
-        The game can no longer be recorded: its deal is not the seed's.
+        whole decks. With an empty stock and an empty discard pile nothing can be drawn: the
+        round ends at once and is scored (RULES.md). The game can no longer be recorded: its
+        deal is not the seed's.
+
+        The rest of a round under way, all public (a game's :attr:`table`, :attr:`went_out`,
+        :meth:`taken_from_discard`, :attr:`turns`, :attr:`scores` give them):
+
+        - ``table``: the melds on the table, as :class:`TableMeld` or ``(seat, cards)`` (cards
+          that form one meld);
+        - ``went_out``: the seat that went out; the final turns are then under way, and the
+          seats from the one after it to the one before ``current`` have had theirs. Its hand
+          is empty, and so may be those of the seats that laid everything down in their final
+          turn (redemption); every seat still to play holds at least one card (a seat with none
+          could take the top discard and then have nothing it may discard);
+        - ``known``: per seat, the cards everyone knows it holds (:meth:`known_cards`), in its
+          hand (default: none);
+        - ``turns``: the turns played this round (the turn cap counts them);
+        - ``false_outs``: per seat, the false go-out penalties of this round (not doubled);
+        - ``scores``: the game's totals before this round (default: as they are).
+
+        A seat that laid down (the one that went out and, with redemption, those that had their
+        final turn) is scored at the end of the round from its melds on the table as they lie
+        then (cards laid off onto them since included) and the cards left in its hand. A
+        stock rebuilt after this is shuffled by the round's own random stream from its start,
+        as in a seeded game whose stock was not rebuilt yet this round. To set up a discard
+        phase, arrange the turn and apply its draw.
         """
         # Everything is checked before anything changes: a refused arrangement leaves the game.
         n = self.num_players
@@ -349,33 +380,143 @@ class Game:
             )
         if current is not None and not (_is_index(current) and 0 <= current < n):
             raise ValueError(f"current must be a seat 0..{n - 1}, got {_short(current)}")
+        seat_to_move = self.current if current is None else int(current)
+        if went_out is not None and not (_is_index(went_out) and 0 <= went_out < n):
+            raise ValueError(f"went_out must be a seat 0..{n - 1} or None, got {_short(went_out)}")
+        if went_out is not None and went_out == seat_to_move:
+            raise ValueError(
+                f"seat {went_out} went out: its final turns end before it would move again"
+            )
+        # The seats still to play this round: all of them, or those before the one out.
+        to_play = set(range(n))
+        if went_out is not None:
+            to_play = {(seat_to_move + i) % n for i in range((went_out - seat_to_move) % n)}
         counts = []
-        for cards in hands:
+        for seat, cards in enumerate(hands):
             row = [0] * NUM_KINDS
             for c in _parse(cards):
                 row[c] += 1
             if max(row) > 254:  # room for one more: a draw adds to a byte
                 raise ValueError("a hand may hold at most 254 cards of one kind")
-            if not any(row):
-                raise ValueError("every hand needs at least one card")
+            if seat == went_out and any(row):
+                raise ValueError(f"seat {seat} went out: its hand must be empty")
+            if seat in to_play and not any(row):
+                raise ValueError(
+                    f"seat {seat} holds no card: every seat still to play this round needs "
+                    "at least one card"
+                )
             counts.append(bytearray(row))
         stock_cards, pile_cards = _parse(stock), _parse(discard_pile)
+        index = min(self.round_index, self.rules.num_rounds - 1)
+        wild_rank = self.rules.rounds[index if round_index is None else int(round_index)].wild_rank
+        melds = [self._table_meld(m, wild_rank) for m in table]
+        taken = self._arranged_known(known, counts)
+        # The turn cap ends a round nobody went out of; the final turns after a go-out in the
+        # last turn before the cap run past it.
+        low, high = (
+            (0, self.rules.turn_cap - 1) if went_out is None else (1, self.rules.turn_cap + n - 2)
+        )
+        if not (_is_index(turns) and low <= turns <= high):
+            raise ValueError(
+                f"turns must be {low}..{high} (the turn cap ends the round), got {_short(turns)}"
+            )
+        false_outs = self._per_seat("false_outs", false_outs, [0] * n)
+        scores = self._per_seat("scores", scores, self.scores)
         if round_index is not None:
             self.round_index = int(round_index)
         self._round = _Round(
             hands=counts,
             stock=stock_cards,
             discard_pile=pile_cards,
-            taken=[[0] * NUM_KINDS for _ in range(n)],
-            false_outs=[0] * n,
+            taken=taken,
+            table=melds,
+            went_out=went_out,
+            false_outs=false_outs,
+            turns=int(turns),
             rng=np.random.default_rng((self.seed, self.round_index, 1)),
         )
-        if current is not None:
-            self.current = int(current)
+        self.scores = scores
+        self.current = seat_to_move
+        if went_out is not None:  # the seats that laid down: scored as the table shows them
+            laid = set(range(n)) - to_play if self.rules.redemption else {went_out}
+            for seat in sorted(laid):
+                self._round.scored[seat] = self._scored_from_table(seat)
         self.phase = Phase.DRAW
         self._legal_cache = None
         self._arranged = True
         self._end_round_if_nothing_to_draw()
+
+    def _table_meld(self, meld, wild_rank: int) -> TableMeld:
+        """A meld for :meth:`arrange`'s ``table``: a :class:`TableMeld`, or ``(seat, cards)``
+        whose cards form one meld."""
+        n = self.num_players
+        if isinstance(meld, TableMeld):
+            seat, cards = meld.seat, meld.cards
+        elif isinstance(meld, tuple) and len(meld) == 2:
+            seat, cards = meld
+        else:
+            raise ValueError(f"a table meld is a TableMeld or (seat, cards), got {_short(meld)}")
+        if not (_is_index(seat) and 0 <= seat < n):
+            raise ValueError(f"a table meld's seat must be 0..{n - 1}, got {_short(seat)}")
+        parsed = [ALL_CARDS[c] for c in _parse(cards)]
+        if isinstance(meld, TableMeld):
+            if not isinstance(meld.shape, MeldShape):
+                raise ValueError(f"a table meld's shape must be a MeldShape, got {meld.shape!r}")
+            return TableMeld(int(seat), tuple(parsed), meld.shape)
+        arrangement = solve(parsed, wild_rank, self.rules)
+        if len(arrangement.melds) != 1 or arrangement.deadwood:
+            raise ValueError(f"table meld {format_cards(parsed)!r} is not one meld")
+        return TableMeld(int(seat), tuple(arrangement.melds[0]), arrangement.shapes[0])
+
+    def _arranged_known(self, known, counts: list[bytearray]) -> list[list[int]]:
+        n = self.num_players
+        if known is None:
+            return [[0] * NUM_KINDS for _ in range(n)]
+        if isinstance(known, (str, bytes)) or not hasattr(known, "__len__") or len(known) != n:
+            raise ValueError(f"known must be a list of {n} lists of cards, got {_short(known)}")
+        taken = []
+        for seat, cards in enumerate(known):
+            row = [0] * NUM_KINDS
+            for c in _parse(cards):
+                row[c] += 1
+                if row[c] > counts[seat][c]:
+                    raise ValueError(
+                        f"seat {seat} is known to hold {ALL_CARDS[c]}, which its hand does not"
+                    )
+            taken.append(row)
+        return taken
+
+    def _per_seat(self, name: str, values, default: list[int]) -> list[int]:
+        n = self.num_players
+        if values is None:
+            return list(default)
+        if (
+            isinstance(values, (str, bytes))
+            or not hasattr(values, "__len__")
+            or len(values) != n
+            or not all(_is_index(v) and v >= 0 for v in values)
+        ):
+            raise ValueError(f"{name} must be {n} integers >= 0, got {_short(values)}")
+        return [int(v) for v in values]
+
+    def _scored_from_table(self, seat: int) -> tuple[int, Arrangement]:
+        """The score that laying down gave ``seat``, rebuilt by :meth:`arrange`: its melds on
+        the table and what is left in its hand."""
+        r = self._round
+        rest = solve(
+            _cards_of(r.hands[seat]),
+            self.wild_rank,
+            self.rules,
+            joker_penalty=self._joker_penalty(seat),
+        )
+        own = [m for m in r.table if m.seat == seat]
+        arrangement = Arrangement(
+            melds=[list(m.cards) for m in own] + rest.melds,
+            shapes=[m.shape for m in own] + rest.shapes,
+            deadwood=rest.deadwood,
+            points=rest.points,
+        )
+        return arrangement.points, arrangement
 
     # ------------------------------------------------------------------ moves
     def legal_moves(self) -> list[Move]:
@@ -755,6 +896,11 @@ class Game:
     @property
     def table(self) -> list[TableMeld]:
         return list(self._round.table)
+
+    @property
+    def false_outs(self) -> list[int]:
+        """Per seat, the false go-out penalties of this round so far (public; not doubled)."""
+        return list(self._round.false_outs)
 
     @property
     def drawn_upcard(self) -> Card | None:

@@ -89,6 +89,7 @@ class TerminalGame:
         self.agents: dict[int, object] = {}
         self.names: list[str] = []
         self.save = save  # the record's path (--save), written when the game ends or is left
+        self.deadwood_told = False  # what deadwood is, said under the first hand shown
         self.players: list[str] = []  # the record's names of the seats
         self.notes: list[dict | None] = []  # per move: the agent's explanation (tt_env.replay)
         others = iter(opponents)
@@ -264,14 +265,24 @@ class TerminalGame:
             for p in sorted(view["players"], key=lambda p: p["seat"])
         )
         self.say(f"Scores: {scores}")
+        shown = list(hand)  # every card on this screen, for the legend of the wild mark
         for p in view["players"]:
             if not p["you"] and p["known_cards"]:
-                known = self.cards([int(_parse(c)) for c in p["known_cards"]], wild_rank)
-                self.say(f"{self.names[p['seat']]} took and holds: {known}")
+                kinds = [int(_parse(c)) for c in p["known_cards"]]
+                shown += kinds
+                self.say(f"{self.names[p['seat']]} took and holds: {self.cards(kinds, wild_rank)}")
         top = g.top_discard
+        shown += [] if top is None else [top]
         self.say("Top discard: " + (self.card(top, wild_rank) if top is not None else "(none)"))
         text, points = self.arranged(hand, wild_rank)
-        self.say(f"Your hand ({len(hand)}): {text}   deadwood {points}  (* wild)")
+        legend = "  (* wild)" if any(self.card(k, wild_rank).endswith("*") for k in shown) else ""
+        self.say(f"Your hand ({len(hand)}): {text}   deadwood {points}{legend}")
+        if not self.deadwood_told:  # RULES.md, Scoring
+            self.deadwood_told = True
+            self.say(
+                "(Deadwood: the penalty points of the cards left out of melds, what they would "
+                "cost you if the round ended now. The lowest total wins.)"
+            )
         drawn = view.get("drawn_upcard")
         if drawn is not None and not self.rules.discard_drawn_upcard:
             self.say(

@@ -352,10 +352,12 @@ def replay_data(
     rounds = [{"cards": replay.cards_dealt, "wild": replay.wild_rank, "dealer": replay.dealer}]
     results: list[dict[str, Any]] = []
     build.add(build.state(replay, 0), deal=0)
+    under_way = False  # a move was made in the round after the last one scored
     for i, text in enumerate(record["moves"]):
         outcome = replay.apply(text)
         event = _move_event(outcome, rules, seat, notes[i])
         result = outcome.round_result
+        under_way = result is None
         if result is None:
             build.add(build.state(replay, len(results)), m=event)
             continue
@@ -381,10 +383,13 @@ def replay_data(
             build.add(build.state(replay, len(results)), deal=replay.round_index)
     names = record.get("players")
     if title is None:
-        title = (
-            f"Three Thirteen: {n} players, {len(results)} of {rules.num_rounds} rounds, "
-            f"seed {game.seed}"
+        # A game left during a round is in that round: its finished rounds are one fewer.
+        played = (
+            f"left in round {len(results) + 1} of {rules.num_rounds}"
+            if under_way
+            else f"{len(results)} of {rules.num_rounds} rounds"
         )
+        title = f"Three Thirteen: {n} players, {played}, seed {game.seed}"
     return {
         "format": REPLAY_FORMAT,
         "version": REPLAY_VERSION,
