@@ -450,3 +450,31 @@ def test_tt_train_plot_of_a_damaged_run_is_one_line(tmp_path, capsys):
     one_error_line(capsys.readouterr().err, "invalid literal")
     assert training.main(["plot", str(tmp_path / "none")]) == 2
     one_error_line(capsys.readouterr().err, "no progress.csv")
+
+
+def test_tt_arena_help_names_every_built_in_agent(capsys):
+    from tt_env.agents import BUILTIN_AGENTS
+
+    with pytest.raises(SystemExit):
+        arena.main(["--help"])
+    epilog = " ".join(capsys.readouterr().out.split("Agents:", 1)[1].split())
+    for name in BUILTIN_AGENTS:
+        assert name in epilog.split("module.path", 1)[0], name
+
+
+def test_tt_train_help_groups_every_setting(capsys):
+    """tt-train --help: every setting in one of its groups (PPO, imitation, evaluation,
+    opponents, Ray, files, ...), none left in the catch-all "options"."""
+    pytest.importorskip("tt_env.train")
+    from tt_env.train import cli
+    from tt_env.train.config import CONFIG_FIELDS
+
+    grouped = [name for names in cli.HELP_GROUPS.values() for name in names]
+    assert sorted(grouped) == sorted(set(CONFIG_FIELDS) - {"rules", "preset"})
+    parser = cli.build_parser()
+    loose = [a.dest for a in parser._optionals._group_actions if a.dest != "help"]
+    assert loose == []
+    titles = [g.title for g in parser._action_groups]
+    for title in ("PPO", "opponents", "evaluation", "files", "Ray (backend rllib)", "rules"):
+        assert any(t.startswith(title) for t in titles), title
+    assert any(t.startswith("imitation") for t in titles)

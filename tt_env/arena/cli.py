@@ -9,6 +9,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from tt_env.agents import BUILTIN_AGENTS
 from tt_env.arena.results import TournamentResult, load_results
 from tt_env.arena.schedule import (
     DEFAULT_AGENTS,
@@ -55,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
         f"({', '.join(DEFAULT_AGENTS)}) and the shipped models trained for the rules "
         f"({', '.join(DEFAULT_MODELS)}), {DEFAULT_GAMES} deals, 2 seats (a round "
         "robin of all pairs).",
-        epilog="Agents: random, greedy, counting, module.path:ClassName (imports and runs that "
+        epilog=f"Agents: {', '.join(BUILTIN_AGENTS)} (options in parentheses, e.g. "
+        "search(samples=16)), module.path:ClassName (imports and runs that "
         "module: only name code you trust), or a saved model's path or name (models/). "
         "Ctrl-C keeps the games finished so far (in the --json file, or in "
         "tt-arena-interrupted-<time>.json) and --resume FILE plays the rest. "

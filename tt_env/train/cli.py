@@ -17,8 +17,62 @@ from tt_env.train.config import CONFIG_FIELDS, TrainConfig, check_run, config_he
 from tt_env.train.plot import plot_run
 from tt_env.train.sb3 import Trainer
 
-
 # ---------------------------------------------------------------------------------- CLI
+# The groups of tt-train --help, each with the settings it holds (every TrainConfig field but
+# the rules, which add_rules_arguments groups).
+HELP_GROUPS: dict[str, tuple[str, ...]] = {
+    "the run": (
+        "exp_name",
+        "seed",
+        "players",
+        "episode",
+        "reward",
+        "reward_scale",
+        "baseline",
+        "total_timesteps",
+        "backend",
+        "threads",
+        "progress_bar",
+    ),
+    "opponents": ("opponents", "league_every", "league_size"),
+    "network": ("lookahead", "card_hidden", "trunk_hidden"),
+    "PPO": (
+        "n_envs",
+        "vec_env",
+        "learning_rate",
+        "n_steps",
+        "batch_size",
+        "n_epochs",
+        "gamma",
+        "gae_lambda",
+        "clip_range",
+        "ent_coef",
+        "vf_coef",
+        "max_grad_norm",
+        "target_kl",
+    ),
+    "imitation (the behaviour-cloning warm start)": (
+        "bc_teacher",
+        "bc_samples",
+        "bc_epochs",
+        "bc_lr",
+        "bc_batch_size",
+        "bc_opponents",
+        "bc_data",
+    ),
+    "evaluation": (
+        "eval_every",
+        "eval_opponents",
+        "eval_games",
+        "eval_episode",
+        "eval_seed",
+        "eval_workers",
+    ),
+    "files": ("run_dir", "run_name", "output", "final_model", "checkpoint_every"),
+    "Ray (backend rllib)": ("env_runners", "ray_address"),
+}
+
+
 def build_parser() -> argparse.ArgumentParser:
     from tt_env.cli import add_rules_arguments
 
@@ -30,29 +84,30 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Example: tt-train --config training/config/ppo_2p_standard.toml "
         "--output models/ppo_2p_standard.npz",
     )
-    parser.add_argument("--config", metavar="FILE", help="TOML or YAML file of settings")
-    parser.add_argument(
+    helps = config_help()
+    groups = {title: parser.add_argument_group(title) for title in HELP_GROUPS}
+    groups["files"].add_argument("--config", metavar="FILE", help="TOML or YAML file of settings")
+    groups["files"].add_argument(
         "--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint"
     )
-    helps = config_help()
-    for name, f in CONFIG_FIELDS.items():
-        if name in ("rules", "preset"):
-            continue  # --preset and the rule flags come from add_rules_arguments
-        flag = "--" + name.replace("_", "-")
-        text = helps.get(name, "")
-        default = f.default
-        kind = {"bool": bool, "int": int, "float": float}.get(str(f.type), str)
-        if kind is bool:
-            parser.add_argument(
-                flag,
-                default=UNSET,
-                action=argparse.BooleanOptionalAction,
-                help=f"{text} (default: {default})",
-            )
-        else:
-            parser.add_argument(
-                flag, default=UNSET, type=kind, help=f"{text} (default: {default!r})"
-            )
+    for title, names in HELP_GROUPS.items():
+        for name in names:
+            f = CONFIG_FIELDS[name]
+            flag = "--" + name.replace("_", "-")
+            text = helps.get(name, "")
+            default = f.default
+            kind = {"bool": bool, "int": int, "float": float}.get(str(f.type), str)
+            if kind is bool:
+                groups[title].add_argument(
+                    flag,
+                    default=UNSET,
+                    action=argparse.BooleanOptionalAction,
+                    help=f"{text} (default: {default})",
+                )
+            else:
+                groups[title].add_argument(
+                    flag, default=UNSET, type=kind, help=f"{text} (default: {default!r})"
+                )
     add_rules_arguments(parser)
     for action in parser._actions:  # the preset's default comes from the config, not argparse
         if action.dest == "preset":
