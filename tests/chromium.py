@@ -181,10 +181,11 @@ class Chromium:
         return list(self._events)
 
     # -------------------------------------------------------------- the page
-    def open(self, path: Path) -> None:
-        """Load a local file and wait until it has loaded."""
+    def open(self, path: Path, fragment: str = "") -> None:
+        """Load a local file (at ``#fragment`` if given) and wait until it has loaded."""
         self._events = [e for e in self._events if e["method"] != "Page.loadEventFired"]
-        self.call("Page.navigate", session=True, url=path.resolve().as_uri())
+        url = path.resolve().as_uri() + (f"#{fragment}" if fragment else "")
+        self.call("Page.navigate", session=True, url=url)
         self.wait_for("Page.loadEventFired")
 
     def evaluate(self, expression: str) -> Any:

@@ -567,6 +567,49 @@ def test_the_page_in_headless_chromium(tmp_path):
     print(f"\n{len(expected)} steps stepped through in Chromium in {elapsed:.1f} s")
 
 
+def _address_shows(browser, step: int) -> None:
+    """Wait until the page's address says ``#step=STEP`` (written once the steps rest)."""
+    deadline = time.perf_counter() + 10
+    while browser.evaluate("location.hash") != f"#step={step}":
+        assert time.perf_counter() < deadline, browser.evaluate("location.hash")
+        time.sleep(0.05)
+
+
+def test_the_step_is_in_the_address_so_that_a_position_can_be_shared(tmp_path):
+    Chromium = _need_chromium()
+    record = quick_record(Rules(num_players=3, max_turns_per_round=12), seed=4)
+    page = tmp_path / "game.html"
+    replay.write_replay(record, page)
+    last = len(replay_data(record)["steps"]) - 1
+    with Chromium() as browser:
+        browser.open(page, fragment="step=120")  # a shared link opens at its step
+        assert browser.evaluate("ttReplay.step()") == 120
+        assert browser.evaluate(READ_PAGE)["step"] == 120
+        entries = browser.evaluate("history.length")
+        for _ in range(5):  # stepping moves the address on, without a history entry a step
+            browser.key("ArrowRight")
+        assert browser.evaluate("ttReplay.step()") == 125
+        _address_shows(browser, 125)
+        assert browser.evaluate("history.length") == entries
+        browser.key("End")
+        _address_shows(browser, last)
+        browser.evaluate('location.hash = "#step=7"')  # an address typed in: the page follows
+        deadline = time.perf_counter() + 10
+        while browser.evaluate("ttReplay.step()") != 7:
+            assert time.perf_counter() < deadline
+            time.sleep(0.05)
+        # (another file each time: a link into the page already open loads nothing)
+        beyond, junk = tmp_path / "beyond.html", tmp_path / "junk.html"
+        beyond.write_bytes(page.read_bytes())
+        junk.write_bytes(page.read_bytes())
+        browser.open(beyond, fragment="step=99999")  # past the end: the last step
+        assert browser.evaluate("ttReplay.step()") == last
+        _address_shows(browser, last)
+        browser.open(junk, fragment="step=junk")  # not a step: the first
+        assert browser.evaluate("ttReplay.step()") == 0
+        assert browser.evaluate("window.__ttErrors") == [] and browser.errors() == []
+
+
 def test_a_large_game_stays_responsive_in_chromium(tmp_path):
     """8 players, 22 rounds (there and back), random play: the longest games there are."""
     Chromium = _need_chromium()

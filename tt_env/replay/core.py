@@ -7,7 +7,8 @@
     tt-replay game.json --seat 1 --private    # a file that holds only what seat 1 saw
 
 The page has a step scrubber with play/pause and speed (keys: arrows step, space plays,
-Home/End, Page Up/Down jump a round), the spectator view (every hand) or one seat's view (that
+Home/End, Page Up/Down jump a round; the address holds the step, ``game.html#step=120``, so that
+a position can be shared), the spectator view (every hand) or one seat's view (that
 seat's hand; the others' hand sizes and the cards they are known to hold), each hand sorted into
 its best melds with wild cards marked and its deadwood, the top discard and the pile below it,
 the stock count, whose turn, the phase and the final turns, every move in words with the
@@ -456,7 +457,8 @@ def build_parser():
         "one self-contained HTML page to watch in a browser, from disk: a step scrubber, every "
         "hand in its best melds, the piles, each move in words, the round results.",
         epilog="Keys in the page: left/right arrows step, space plays and pauses, Home/End, "
-        "Page Up/Down jump a round. Example: tt-replay game.json -o game.html --seat 0",
+        "Page Up/Down jump a round; game.html#step=120 opens at step 120. Example: "
+        "tt-replay game.json -o game.html --seat 0",
     )
     parser.add_argument("record", metavar="RECORD", help="a game record (JSON)")
     parser.add_argument(
