@@ -7,7 +7,8 @@ module              owns
 ==================  =====================================================================
 ``cards``           card kinds 0..52 (52 the joker), parsing and formatting, counts
 ``rules``           :class:`Rules`: every option of RULES.md, its presets, the rounds
-``engine``          :class:`Game`: the state machine, its moves, outcomes and records
+``moves``           the moves of a turn, their outcomes, a round's result, the errors
+``engine``          :class:`Game`: the state machine, scoring and records
 ``melds``           the exact meld solver: fewest penalty points, arrangements, lay-offs
 ``going_out``       which discards let a hand go out (exact, with a cheap pre-check)
 ==================  =====================================================================
