@@ -365,3 +365,19 @@ def test_a_fifo_and_a_device_are_writable_outputs_and_stay_what_they_are(tmp_pat
     with _files.atomic_path(null) as tmp:
         tmp.write_text("nothing either")
     assert stat.S_ISCHR(os.lstat(null).st_mode) and leftovers(tmp_path) == []
+
+
+def test_tt_arena_writes_two_outputs_to_one_device_side_by_side(tmp_path, capsys):
+    """--json /dev/stdout --csv /dev/stderr in a terminal name one device: not "the same file"
+    (a device node of the test's own stands for it); two regular files of one name still are."""
+    null = tmp_path / "null"
+    try:
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        null.write_text("")
+    except OSError as exc:
+        pytest.skip(f"cannot make a device here ({exc.strerror})")
+    short = ["greedy", "random", "--games", "1", "--episode", "round", "-q"]
+    assert arena.main([*short, "--json", str(null), "--csv", str(null)]) == 0
+    assert stat.S_ISCHR(os.lstat(null).st_mode)
+    assert arena.main([*short, "--json", str(tmp_path / "r"), "--csv", str(tmp_path / "r")]) == 2
+    assert "same file" in capsys.readouterr().err

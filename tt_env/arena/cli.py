@@ -246,6 +246,8 @@ def _plan(args: argparse.Namespace) -> _Plan:
     for flag, path in (("--json", plan.json_path), ("--csv", args.csv), ("--plot", args.plot)):
         if path:
             target = os.path.realpath(check_writable(path, flag))
+            if os.path.exists(target) and not os.path.isfile(target):
+                continue  # a terminal, a pipe, a device: written in place, side by side is fine
             if target in outputs:
                 raise ArenaError(f"{flag} and {outputs[target]} name the same file {path}")
             outputs[target] = flag
