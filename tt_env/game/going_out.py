@@ -4,7 +4,7 @@ After a draw the engine must offer "go out" for exactly the discards that leave 
 deadwood (RULES.md, "A turn"). Where the solver's compiled kernel serves the rules it answers
 in one call: a hand whose fewest penalty exceeds the penalty of every card it holds cannot go
 out (a discard of ``k`` saves at most ``k``'s penalty), which one evaluation settles for most
-hands; the others have every discard valued. Otherwise (a cap on wilds per meld, no numba)
+hands; the others have every discard valued. Otherwise (a cap on wilds per meld, no compiled kernel)
 the following applies. Asking the solver about every possible discard costs a dozen
 solves per turn, and in most hands no discard works. So cheap *necessary* conditions, computed
 with bit masks over the hand, rule out the hopeless discards first; the solver

@@ -38,8 +38,8 @@ card is worth as a wild there, so all wild-rank cards join the pool; with a cap 
 place saves a wild, so they are also searched as natural run cards.
 
 *The fast path* (:func:`_fast`: most calls of the Python solver; where the compiled kernel
-(:mod:`tt_env.game.melds.jit`) serves the rules, it answers first and this path is its
-fallback). Sets are chosen first, rank by rank: only ranks with 2 or more cards (one card and
+(``solver.h``, built into :mod:`tt_env.game.melds._csolver` at install) serves the rules, it
+answers first and this path is its fallback). Sets are chosen first, rank by rank: only ranks with 2 or more cards (one card and
 two wilds is also a run), one set per rank with no cap (merging two sets never needs more
 wilds), every split into several sets with a cap (each set takes ``cap`` more wilds). For each
 choice the four suits are looked up in tables of their best runs, keyed by the suit's 13 count
@@ -77,8 +77,7 @@ from tt_env.game.melds._cache import set_budget as set_cache_budget
 from tt_env.game.melds._config import _Config, _config
 from tt_env.game.melds._fast import _fast, _hand
 from tt_env.game.melds._inputs import MAX_HAND_CARDS, _check_counts, _check_size, _counts_of
-from tt_env.game.melds._kernel import _Entry as KernelEntry
-from tt_env.game.melds._kernel import jit_module, kernel_for
+from tt_env.game.melds._kernel import kernel_for, kernel_module, meld_of_key
 from tt_env.game.melds._kernel import status as kernel_status
 from tt_env.game.melds._layoff import lay_off
 from tt_env.game.melds._meld import is_meld
@@ -101,11 +100,10 @@ __all__ = [
     "min_penalty",
     "solve",
     # the solver's parts that the layers above build on: see "For the layers above" below
-    "KernelEntry",
     "after_draw",
     "cached_min_penalty",
     "discard_array",
-    "jit_module",
+    "kernel_module",
     "kernel_of",
     "kernel_status",
     "solver_config",
@@ -118,7 +116,7 @@ _DISCARD_CACHE: BoundedCache = BoundedCache(1 << 13, 500, "discard_penalties res
 
 
 # The fast paths of min_penalty and solve: the rules served by the compiled kernel with the
-# default joker penalty, as (rules, kernel, its value entry, its arrange entry, its address).
+# default joker penalty, as (rules, kernel, its evaluate method, its arrange method).
 # _SERVED holds them by (id(rules), wild_rank) (the entry keeps the Rules object alive, so its
 # id cannot be reused while it is here), _LAST the last one of each wild rank, found without
 # building a key.
@@ -140,7 +138,7 @@ def _serve(rules: Rules, cfg: _Config, kernel) -> None:
     """Let the fast paths find ``kernel`` for the caller's ``rules`` object (``cfg.rules`` may
     be another, equal one) and ``cfg``'s wild rank, with the default joker penalty only."""
     if cfg.jp == JOKER_PENALTY:
-        served = (rules, kernel, kernel.ev, kernel.arranger, kernel.at)
+        served = (rules, kernel, kernel.c.evaluate, kernel.c.arrange)
         _SERVED[(id(rules), cfg.wild_rank)] = _LAST[cfg.wild_rank] = served
 
 
@@ -175,7 +173,7 @@ def min_penalty(
             else:
                 key = counts if cls is bytes else b""
             if len(key) == 53:  # NUM_KINDS
-                value = served[2].call(key, served[4], 0)
+                value = served[2](key, 0)
                 if value >= 0:
                     return value
     key = _check_counts(counts)
@@ -185,7 +183,7 @@ def min_penalty(
         kernel = cfg.kernel = kernel_for(cfg)
     if kernel is not None:
         _serve(rules, cfg, kernel)
-        value = kernel.ev.call(key, kernel.at, 0)
+        value = kernel.value(key)
         if value >= 0:
             return value
     return _cached_min(key, cfg)
@@ -269,7 +267,7 @@ def discard_penalties(
     if kernel is not None:  # the compiled kernel: no cache in front of it
         values, value = kernel.discard_values(_check_size(counts))
         listed = values.tolist()
-        if value >= 0 and not kernel.ws[kernel.jit.W_UNSURE]:
+        if value >= 0 and not kernel.unsure():
             return {k: v for k, v in enumerate(listed) if v >= 0}
         found = {}
         for k, v in enumerate(listed):
@@ -356,7 +354,7 @@ def _discard_array(cfg: _Config, counts: bytes):
     kernel = _kernel_of(cfg)
     if kernel is not None:
         dv, value = kernel.discard_values(counts)
-        if value >= 0 and not kernel.ws[kernel.jit.W_UNSURE]:
+        if value >= 0 and not kernel.unsure():
             return dv, value
     dv = np.full(NUM_KINDS, -2, np.int64)
     for k, v in discard_penalties(counts, cfg.wild_rank, cfg.rules, _jp(cfg)).items():
@@ -391,7 +389,7 @@ def solve(
                 except ValueError:  # an int beyond 0..255: the checked path says why
                     kinds = None
                 if kinds is not None:
-                    nm, nc, nd, value = served[3].call(kinds, served[4], 1)
+                    nm, nc, nd, value = served[3](kinds, True)
                     if value >= 0:
                         return _compiled_arrangement(served[1], nm, nc, nd, value)
     cfg = _config(rules, wild_rank, joker_penalty)
@@ -439,7 +437,8 @@ _KEYED_SHAPES: BoundedCache = BoundedCache(50_000, 190, "meld shapes by kernel k
 
 
 def _compiled_arrangement(kernel, nm: int, nc: int, nd: int, value: int) -> Arrangement:
-    """The arrangement the kernel spelled out (see ``_jit.arrange``) as Python objects."""
+    """The arrangement the kernel spelled out (see ``tt_arrange`` in solver.h) as Python
+    objects."""
     cards = [ALL_CARDS[c] for c in kernel.out_bytes[: nc + nd]]
     melds, shapes = [], []
     if nm:
@@ -447,7 +446,7 @@ def _compiled_arrangement(kernel, nm: int, nc: int, nd: int, value: int) -> Arra
         for key in kernel.keys[:nm].tolist():
             shape = _KEYED_SHAPES.get(key)
             if shape is None:
-                shape = _KEYED_SHAPES[key] = _shape(*kernel.jit.meld_of_key(key))
+                shape = _KEYED_SHAPES[key] = _shape(*meld_of_key(key))
             end = start + shape.size
             melds.append(cards[start:end])
             shapes.append(shape)
@@ -475,8 +474,8 @@ def _arrangement(melds, shapes, deadwood, points) -> Arrangement:
 # The valuation layer, the learned features and the search agent value many hands under one
 # rule set; they reach the solver through these names (its one configuration per rule set and
 # wild rank, the compiled kernel of that configuration, the batched values), never through the
-# modules' private parts. ``KernelEntry`` wraps one compiled function for calls from Python;
-# the compiled twins call the kernel's functions in :mod:`tt_env.game.melds.jit` directly.
+# modules' private parts. Their compiled twins take the extension's Kernel objects
+# (``kernel_of(cfg).c``) and call the solver's C functions (solver.h) directly.
 solver_config = _config
 kernel_of = _kernel_of
 after_draw = _after_draw

@@ -1,186 +1,140 @@
 """The compiled kernel's Python side: which configurations it serves, its tables, its calls.
 
-:mod:`._jit` (numba) solves hands with no cap on wilds per meld; this module builds what it
-reads (a parameter array per configuration, suit tables per penalty table, one fixed-size memo
-per table for suits with several copies of a card) and calls it without numba's dispatch cost
-(the compiled entry point of each signature). numba is imported on first use, not with the
-package. Without numba (``pip`` could not install it, or the environment variable
-``TT_ENV_NO_JIT=1``) everything runs in Python, exactly and more slowly.
+The kernel (``solver.h``, compiled into the extension module :mod:`._csolver` when the package
+is installed) solves hands with no cap on wilds per meld; this module builds what it reads (the
+suit tables and memo of each penalty table, shared; one :class:`Kernel` per configuration with
+the numpy arrays its results are read from) and calls it. Without the extension (the install
+found no C compiler) or with the environment variable ``TT_ENV_NO_KERNEL=1``, everything runs
+in Python, exactly and more slowly; the first use then says so in one line.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
 
 from tt_env.game.cards import NUM_RANKS
 from tt_env.game.melds._cache import BoundedCache
 
-_ENV_FLAG = "TT_ENV_NO_JIT"
-_state = {"jit": None, "tried": False, "error": None}
-# (top, natural penalties) -> (TT, memo arrays): about 7.6 MB each (the arrays' nbytes)
+_ENV_FLAGS = ("TT_ENV_NO_KERNEL", "TT_ENV_NO_JIT")  # the second: its name before 0.2
+_state = {"native": None, "tried": False, "error": None, "told": False}
+# (top, natural penalties) -> Tables: about 7.6 MB each (1 MB of suit tables, the memo)
 _TABLES: BoundedCache = BoundedCache(16, 7_600_000, "kernel suit tables and memo")
 MEMO_SLOTS = 1 << 15
 
+NOT_BUILT = (
+    "tt_env: the compiled kernels are not built (the install found no C compiler), so the exact "
+    "pure-Python solver answers, 10-50x slower; for the fast path install gcc or clang and "
+    "reinstall tt_env (pip install --force-reinstall --no-deps <tt_env or its folder>)"
+)
 
-def jit_module():
-    """The numba kernel module, or None when numba is unavailable or disabled."""
+
+def kernel_module():
+    """The compiled kernel's extension module, or None when it is not built or disabled."""
     if not _state["tried"]:
         _state["tried"] = True
-        if os.environ.get(_ENV_FLAG, "").strip() not in ("", "0"):
-            _state["error"] = f"disabled by {_ENV_FLAG}"
+        flag = next((f for f in _ENV_FLAGS if os.environ.get(f, "").strip() not in ("", "0")), None)
+        if flag is not None:
+            _state["error"] = f"disabled by {flag}"
         else:
             try:
-                from tt_env.game.melds import jit as _jit
-            except ImportError as exc:  # numba missing or broken: Python solves everything
-                _state["error"] = f"numba unavailable: {exc}"
+                from tt_env.game.melds import _csolver
+            except ImportError as exc:  # not built (no compiler at install): Python solves
+                _state["error"] = f"not built: {exc}"
+                if not _state["told"]:
+                    _state["told"] = True
+                    print(NOT_BUILT, file=sys.stderr)
             else:
-                _state["jit"] = _jit
-    return _state["jit"]
+                _state["native"] = _csolver
+    return _state["native"]
 
 
 def set_enabled(enabled: bool) -> None:
-    """Use the compiled kernel (when numba is available) or only the Python solver; tests
-    compare the two. Configurations already built keep what they had, so clear the solver's
-    caches (``tt_env.game.melds.clear_cache(tables=True)``) after switching."""
+    """Use the compiled kernel (when it is built) or only the Python solver; tests compare the
+    two. Configurations already built keep what they had, so clear the solver's caches
+    (``tt_env.game.melds.clear_cache(tables=True)``) after switching."""
     _state["tried"] = not enabled
-    _state["jit"] = None
+    _state["native"] = None
     _state["error"] = None if enabled else "disabled by set_enabled(False)"
     if enabled:
-        jit_module()
+        kernel_module()
 
 
 def status() -> str:
     """A line saying whether the compiled kernel is in use, for benchmarks and bug reports."""
-    jit = jit_module()
-    if jit is None:
+    native = kernel_module()
+    if native is None:
         return f"compiled kernel off ({_state['error']}); the Python solver answers"
-    import numba
-
-    return f"compiled kernel on (numba {numba.__version__})"
+    return f"compiled kernel on (C extension, {native.COMPILER})"
 
 
-class _Entry:
-    """A numba function called through the compiled entry point of the signature of its
-    first call, which skips numba's dispatch (it costs about as much again as a small call).
-    Callers always pass the same types (hands as ``bytes``)."""
+KINDS_OF_MELD = ("set", "run", "wild")  # a meld key's kind
 
-    __slots__ = ("fn", "call")
 
-    def __init__(self, fn) -> None:
-        self.fn = fn
-        self.call = self._first
-
-    def _first(self, *args):
-        result = self.fn(*args)
-        sig = tuple(self.fn.typeof_pyval(a) for a in args)
-        entry = getattr(self.fn.overloads.get(sig), "entry_point", None)
-        self.call = entry if entry is not None else self.fn  # another numba: the dispatcher
-        return result
-
-    def __call__(self, *args):
-        return self.call(*args)
+def meld_of_key(key: int) -> tuple[str, int, int, int, int, int, int]:
+    """(kind, rank, suit, low, high, wilds, size) of a meld key written by the kernel's arrange
+    (``tt_meld_key`` in solver.h)."""
+    return (
+        KINDS_OF_MELD[key & 3],
+        key >> 2 & 15,
+        (key >> 6 & 7) - 1,
+        key >> 9 & 15,
+        key >> 13 & 15,
+        key >> 17 & 127,
+        key >> 24 & 127,
+    )
 
 
 class Kernel:
     """The kernel's view of one configuration (rules, wild rank, joker penalty).
 
-    ``A`` packs the addresses of its arrays for the packed entry points, which take the
-    address of ``A`` itself (``at``: one integer to unbox instead of a dozen arrays); the
-    Kernel holds the arrays, so the addresses stay valid while it lives. A Kernel is compiled
-    state: copying or pickling one gives the same object back (or refuses), never a copy whose
-    addresses point into another's arrays.
+    ``c`` is the extension's Kernel: it holds the configuration's penalties (``par``), the
+    shared suit tables and the arrays it writes its results into (``ws``, the workspace;
+    ``out53``, ``dv53``; ``out_bytes`` and ``keys`` for arrange), which are this object's numpy
+    arrays, read here after each call. A Kernel is compiled state: copying one gives the same
+    object back, pickling one is refused (it is rebuilt on first use).
     """
 
     __slots__ = (
+        "native",
+        "c",
         "w",
         "par",
-        "TT",
-        "mkeys",
-        "mv",
-        "mdw",
+        "tables",
         "ws",
-        "jit",
         "out53",
-        "wr",
-        "many",
+        "dv53",
         "out_bytes",
         "out8",
         "keys",
-        "counts8",
-        "runbuf",
-        "dv53",
-        "A",
-        "at",
-        "ev",
-        "discards",
-        "draws",
-        "arranger",
-        "outs",
     )
 
-    def __init__(self, jit, cfg) -> None:
-        self.jit = jit
+    def __init__(self, native, cfg) -> None:
+        self.native = native
         self.w = cfg.wpos
-        par = np.zeros(jit.PAR_SIZE, np.int64)
+        par = np.zeros(native.PAR_SIZE, np.int64)
         par[: len(cfg.pen)] = cfg.pen
-        par[jit.P_TOP] = cfg.top
-        par[jit.P_ALL_WILD] = int(cfg.all_wild)
+        par[native.P_TOP] = cfg.top
+        par[native.P_ALL_WILD] = int(cfg.all_wild)
         self.par = par
-        rules = cfg.rules
-        natural = tuple(rules.card_points(r) for r in range(1, NUM_RANKS + 1))
+        natural = tuple(cfg.rules.card_points(r) for r in range(1, NUM_RANKS + 1))
         key = (cfg.top, natural)
-        shared = _TABLES.get(key)
-        if shared is None:
-            TT = np.empty((1 << 13, 4, jit.NB), np.int16)  # a mask's four rows side by side
-            jit.build_suit_tables(np.array(natural, np.int64), cfg.top, TT)
-            mkeys = np.full(MEMO_SLOTS + 1, -1, np.int64)
-            mkeys[-1] = 0
-            mv = np.empty((2, MEMO_SLOTS, jit.NB), np.int16)
-            mdw = np.empty((MEMO_SLOTS, jit.NB), np.int64)
-            shared = _TABLES[key] = (TT, mkeys, mv, mdw)
-        self.TT, self.mkeys, self.mv, self.mdw = shared
-        self.ws = np.zeros(jit.WS_SIZE, np.int64)
-        self.wr = np.zeros((4, 8, jit.NB), np.int64)
-        self.many = _Entry(jit.evaluate_many)
-        ncards, nkeys, nruns = jit.ARRANGE_SIZES
+        tables = _TABLES.get(key)
+        if tables is None:
+            tables = _TABLES[key] = native.Tables(natural, cfg.top, MEMO_SLOTS)
+        self.tables = tables
+        self.ws = np.zeros(native.WS_SIZE, np.int64)
+        self.out53 = np.zeros(53, np.int64)
+        self.dv53 = np.zeros(53, np.int64)
         # arrange()'s cards: a bytearray Python reads directly (its ints, no numpy scalars)
-        self.out_bytes = bytearray(ncards)
+        self.out_bytes = bytearray(native.ARRANGE_CARDS)
         self.out8 = np.frombuffer(self.out_bytes, np.uint8)
-        self.keys = np.zeros(nkeys, np.int64)
-        self.counts8 = np.zeros(53, np.uint8)
-        self.runbuf = np.zeros(nruns, np.int64)
-        self.out53 = np.empty(53, np.int64)
-        self.dv53 = np.empty(53, np.int64)
-        A = np.zeros(jit.A_SIZE, np.int64)
-        A[jit.A_W] = self.w
-        A[jit.A_SLOTS] = self.mdw.shape[0]
-        for slot, array in (
-            (jit.A_PAR, self.par),
-            (jit.A_TT, self.TT),
-            (jit.A_MKEYS, self.mkeys),
-            (jit.A_MV, self.mv),
-            (jit.A_MDW, self.mdw),
-            (jit.A_WS, self.ws),
-            (jit.A_WR, self.wr),
-            (jit.A_OUT, self.out53),
-            (jit.A_DV, self.dv53),
-            (jit.A_CARDS, self.out8),
-            (jit.A_KEYS, self.keys),
-            (jit.A_COUNTS, self.counts8),
-            (jit.A_RUNS, self.runbuf),
-        ):
-            if not array.flags.c_contiguous:  # unreachable: made here, C order
-                raise AssertionError("kernel arrays must be C-contiguous")
-            A[slot] = array.ctypes.data
-        self.A = A
-        self.at = A.ctypes.data  # what the packed entry points take
-        self.ev = _Entry(jit.evaluate_packed)
-        self.discards = _Entry(jit.discard_values_packed)
-        self.draws = _Entry(jit.after_draw_packed)
-        self.arranger = _Entry(jit.arrange_packed)
-        self.outs = _Entry(jit.go_out_packed)
+        self.keys = np.zeros(native.ARRANGE_KEYS, np.int64)
+        self.c = native.Kernel(
+            tables, par, self.w, self.ws, self.out53, self.dv53, self.out8, self.keys
+        )
 
     def __copy__(self) -> Kernel:
         return self
@@ -194,50 +148,58 @@ class Kernel:
     def value(self, counts) -> int:
         """The fewest penalty of ``counts`` (53 counts as bytes), or -1 when the kernel cannot
         certify it."""
-        return self.ev.call(counts, self.at, 0)
+        return self.c.evaluate(counts, 0)
 
     def plan(self, counts) -> int:
         """Like :meth:`value`, leaving the best arrangement's plan in the workspace."""
-        return self.ev.call(counts, self.at, 2)
+        return self.c.evaluate(counts, 2)
+
+    def unsure(self) -> int:
+        """How many values the last :meth:`discard_values` could not certify."""
+        return int(self.ws[self.native.W_UNSURE])
 
     def discard_values(self, counts: bytes) -> tuple[np.ndarray, int]:
-        """See ``_jit.discard_values``: (the values, in a buffer reused by the next call; the
-        hand's own value or -1)."""
-        return self.out53, self.discards.call(counts, self.at)
+        """(the value of the hand less one card of each kind, -2 for kinds not held and -1
+        where not certified, in a buffer reused by the next call; the hand's own value or -1)."""
+        return self.out53, self.c.discard_values(counts)
 
     def arrange(self, counts: bytes) -> tuple[int, int, int, int]:
-        """See ``_jit.arrange``: (melds, cards in melds, deadwood cards, points) with the cards
-        in ``out_bytes`` and the meld keys in ``keys`` (buffers reused by the next call)."""
-        return self.arranger.call(counts, self.at, 0)
+        """(melds, cards in melds, deadwood cards, points) of the best arrangement, with the
+        cards in ``out_bytes`` and the meld keys (:func:`meld_of_key`) in ``keys`` (buffers
+        reused by the next call); points -1 when not certified."""
+        return self.c.arrange(counts, False)
 
     def arrange_cards(self, kinds: bytes) -> tuple[int, int, int, int]:
         """:meth:`arrange` of the hand whose card kinds are ``kinds`` (one byte each); points
         -3 for too large a hand, -4 for a kind beyond 52."""
-        return self.arranger.call(kinds, self.at, 1)
+        return self.c.arrange(kinds, True)
 
     def go_out(self, counts: bytes) -> int:
-        """See ``_jit.go_out_packed``: the discards that go out, as bits (-1: not certified,
+        """The discards that leave the hand with no deadwood, as bits (-1: not certified,
         -3: too large a hand)."""
-        return self.outs.call(counts, self.at)
+        return self.c.go_out(counts)
 
     def values(self, hands: np.ndarray) -> np.ndarray:
         """:meth:`value` of every row of ``hands`` ((n, 53) uint8), -1 where not certified."""
         out = np.empty(len(hands), np.int64)
-        self.many(hands, self.at, out)
+        self.c.values(hands, out)
         return out
 
     def after_draw(self, counts: bytes, weights: np.ndarray) -> int:
-        """See ``_jit.after_draw_values``: the values after each draw are left in ``out53``,
-        the discard values of ``counts`` in ``dv53`` (buffers reused by the next call)."""
-        return self.draws.call(counts, weights, self.at)
+        """The values after each draw of weight > 0 (its best discard made) are left in
+        ``out53``, the discard values of ``counts`` in ``dv53`` (buffers reused by the next
+        call); returns the hand's value. -1 anywhere: not certified."""
+        return self.c.after_draw(counts, weights)
 
 
 def kernel_for(cfg) -> Kernel | None:
     """The kernel of a configuration, or None when it does not serve it (a cap on wilds per
-    meld, or no numba)."""
+    meld, a joker penalty beyond 10**9, or no compiled kernel)."""
     if cfg.cap is not None:
         return None
-    jit = jit_module()
-    if jit is None:
+    native = kernel_module()
+    if native is None:
         return None
-    return Kernel(jit, cfg)
+    if cfg.jp > native.WILD_MAX:  # Rules bound every other penalty far below the kernel's limits
+        return None
+    return Kernel(native, cfg)

@@ -1,0 +1,61 @@
+"""The compiled kernels, built by ``pip install`` (everything else is in pyproject.toml).
+
+Four C extension modules, one per layer that has a compiled kernel; each includes the plain-C
+kernels of the layers below it (headers only, from ``tt_env/``), so that it calls them directly:
+
+- ``tt_env.game.melds._csolver``: the meld solver (``game/melds/solver.h``);
+- ``tt_env.valuation._crule``: the ``counting`` rule (``valuation/rule.h``);
+- ``tt_env.learned._cfeatures``: the learned agents' card features;
+- ``tt_env.agents._csearch``: the search agent's deals and rollouts.
+
+They are optional: on a machine without a C compiler the build warns, the install goes on, and
+the package plays on its exact pure-Python path (slower), saying so once with how to get the
+fast one (``tt_env.game.melds.kernel_status()``).
+"""
+
+from __future__ import annotations
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+HEADERS = [
+    "tt_env/game/melds/solver.h",
+    "tt_env/game/melds/_csolver.h",
+    "tt_env/valuation/rule.h",
+    "tt_env/agents/search.h",
+    "tt_env/learned/card_features.h",
+]
+# -O3: the searches are integer loops that the compiler unrolls and vectorises; no -march, so
+# that a wheel built here runs on any CPU of its architecture.
+UNIX_FLAGS = ["-O3", "-std=c11", "-Wall", "-Wno-unused-function", "-Wno-unknown-pragmas"]
+
+
+def kernel(name: str, source: str) -> Extension:
+    return Extension(
+        name,
+        sources=[source],
+        include_dirs=["tt_env"],
+        depends=HEADERS,
+        optional=True,  # no compiler: a warning, and the pure-Python path
+    )
+
+
+class BuildKernels(build_ext):
+    """build_ext with the flags of the compiler at hand (MSVC takes none of gcc's)."""
+
+    def build_extensions(self) -> None:
+        if self.compiler.compiler_type != "msvc":
+            for ext in self.extensions:
+                ext.extra_compile_args = UNIX_FLAGS
+        super().build_extensions()
+
+
+setup(
+    ext_modules=[
+        kernel("tt_env.game.melds._csolver", "tt_env/game/melds/_csolver.c"),
+        kernel("tt_env.valuation._crule", "tt_env/valuation/_crule.c"),
+        kernel("tt_env.learned._cfeatures", "tt_env/learned/_cfeatures.c"),
+        kernel("tt_env.agents._csearch", "tt_env/agents/_csearch.c"),
+    ],
+    cmdclass={"build_ext": BuildKernels},
+)

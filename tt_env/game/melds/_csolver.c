@@ -1,0 +1,533 @@
+/* tt_env.game.melds._csolver: the solver's compiled kernel as a Python extension module.
+
+   Two types. Tables(natural, top, slots) builds the suit tables of one penalty table and owns
+   the memo of the suits with several copies of a card; Kernel(tables, par, w, ws, out53, dv53,
+   cards, keys) is one configuration (rules, wild rank, joker penalty) over them, with the numpy
+   arrays its results are read from (tt_env.game.melds._kernel builds both). Every argument is
+   checked here, before the solver (solver.h) sees it: a wrong type, shape, dtype or value
+   raises TypeError or ValueError, and nothing reaches the compiled code that could make it
+   read or write out of bounds. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "_csolver.h"
+
+/* The largest penalty the kernel takes: natural cards are in int16 tables (7 copies of 13
+   cards of a suit stay far below TT_INF), wild cards and jokers in int64 sums of at most 255
+   cards. Larger penalties are left to the Python solver (tt_env.game.melds._kernel). */
+#define NATURAL_MAX 300
+#define WILD_MAX 1000000000LL
+
+/* ---------------------------------------------------------------------------- the buffers */
+/* A C-contiguous buffer of `length` items of `kind` ('i' signed, 'u' unsigned integers, 'f'
+   floats) of `itemsize` bytes, written into when `writable` (length < 0: any length). On
+   failure: -1 with a TypeError or ValueError that names `what`. */
+static int get_buffer(PyObject *obj, Py_buffer *view, const char *what, char kind,
+                      Py_ssize_t itemsize, Py_ssize_t length, int writable) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, view, flags) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be a%s C-contiguous array, not %.100s", what,
+                     writable ? " writable" : "", Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    const char *f = view->format ? view->format : "B";
+    if (*f == '@' || *f == '=' || *f == '<') f++; /* native order (little-endian builds) */
+    static const char *ints = "bhilqn", *uints = "BHILQN", *floats = "fd";
+    const char *allowed = kind == 'i' ? ints : (kind == 'u' ? uints : floats);
+    int ok = f[0] != '\0' && f[1] == '\0' && strchr(allowed, f[0]) != NULL &&
+             view->itemsize == itemsize;
+    if (!ok) {
+        PyErr_Format(PyExc_TypeError, "%s must hold %s%d numbers (format '%s' of %zd bytes given)",
+                     what, kind == 'i' ? "int" : (kind == 'u' ? "uint" : "float"),
+                     (int)(8 * itemsize), view->format ? view->format : "B", view->itemsize);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    if (length >= 0 && view->len != length * itemsize) {
+        PyErr_Format(PyExc_ValueError, "%s must hold %zd items, got %zd", what, length,
+                     view->len / itemsize);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+/* The 53 counts of a hand: bytes or bytearray (the fast path's types), else any buffer of 53
+   unsigned bytes. Copied into `counts`. */
+static int get_counts(PyObject *obj, uint8_t *counts, const char *what) {
+    if (PyBytes_CheckExact(obj) && PyBytes_GET_SIZE(obj) == 53) {
+        memcpy(counts, PyBytes_AS_STRING(obj), 53);
+        return 0;
+    }
+    if (PyByteArray_CheckExact(obj) && PyByteArray_GET_SIZE(obj) == 53) {
+        memcpy(counts, PyByteArray_AS_STRING(obj), 53);
+        return 0;
+    }
+    Py_buffer view;
+    if (get_buffer(obj, &view, what, 'u', 1, 53, 0) < 0) return -1;
+    memcpy(counts, view.buf, 53);
+    PyBuffer_Release(&view);
+    return 0;
+}
+
+static int as_int64(PyObject *obj, int64_t *out, const char *what) {
+    long long v = PyLong_AsLongLong(obj);
+    if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be an integer, not %.100s", what,
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    *out = (int64_t)v;
+    return 0;
+}
+
+/* -------------------------------------------------------------------------------- Tables */
+typedef struct {
+    PyObject_HEAD
+    tt_tables tab;
+    int64_t natural[13];
+    int64_t top;
+} TablesObject;
+
+static void Tables_dealloc(TablesObject *self) {
+    PyMem_Free(self->tab.TT);
+    PyMem_Free(self->tab.mkeys);
+    PyMem_Free(self->tab.mv);
+    PyMem_Free(self->tab.mdw);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    static char *names[] = {"natural", "top", "slots", NULL};
+    PyObject *natural;
+    long long top, slots;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OLL:Tables", names, &natural, &top, &slots))
+        return NULL;
+    if (top != 13 && top != 14) {
+        PyErr_Format(PyExc_ValueError, "top must be 13 or 14 (aces high), got %lld", top);
+        return NULL;
+    }
+    if (slots < 2 || slots > (1LL << 24) || (slots & (slots - 1))) {
+        PyErr_Format(PyExc_ValueError, "slots must be a power of two from 2 to 2**24, got %lld",
+                     slots);
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(natural, "natural must be a sequence of 13 penalties");
+    if (seq == NULL) return NULL;
+    if (PySequence_Fast_GET_SIZE(seq) != 13) {
+        PyErr_Format(PyExc_ValueError, "natural must hold 13 penalties, got %zd",
+                     PySequence_Fast_GET_SIZE(seq));
+        Py_DECREF(seq);
+        return NULL;
+    }
+    int64_t pen[13];
+    for (int p = 0; p < 13; p++) {
+        if (as_int64(PySequence_Fast_GET_ITEM(seq, p), &pen[p], "a natural penalty") < 0 ||
+            pen[p] < 0 || pen[p] > NATURAL_MAX) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "natural penalties must be 0..%d, got %lld",
+                             NATURAL_MAX, (long long)pen[p]);
+            Py_DECREF(seq);
+            return NULL;
+        }
+    }
+    Py_DECREF(seq);
+    TablesObject *self = (TablesObject *)type->tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    self->top = top;
+    memcpy(self->natural, pen, sizeof pen);
+    self->tab.slots = slots;
+    self->tab.TT = PyMem_Calloc((size_t)TT_MASKS * 4 * TT_NB, sizeof(int16_t));
+    self->tab.mkeys = PyMem_Calloc((size_t)slots + 1, sizeof(int64_t));
+    self->tab.mv = PyMem_Calloc((size_t)2 * slots * TT_NB, sizeof(int16_t));
+    self->tab.mdw = PyMem_Calloc((size_t)slots * TT_NB, sizeof(int64_t));
+    if (!self->tab.TT || !self->tab.mkeys || !self->tab.mv || !self->tab.mdw) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    tt_build_suit_tables(pen, top, self->tab.TT);
+    tt_memo_clear(&self->tab);
+    return (PyObject *)self;
+}
+
+static PyObject *Tables_get_entries(TablesObject *self, void *closure) {
+    return PyLong_FromLongLong(self->tab.mkeys[self->tab.slots]);
+}
+
+static PyObject *Tables_get_slots(TablesObject *self, void *closure) {
+    return PyLong_FromLongLong(self->tab.slots);
+}
+
+static PyObject *Tables_get_top(TablesObject *self, void *closure) {
+    return PyLong_FromLongLong(self->top);
+}
+
+static PyObject *Tables_get_natural(TablesObject *self, void *closure) {
+    PyObject *out = PyTuple_New(13);
+    if (out == NULL) return NULL;
+    for (int p = 0; p < 13; p++) PyTuple_SET_ITEM(out, p, PyLong_FromLongLong(self->natural[p]));
+    return out;
+}
+
+static PyObject *Tables_row(TablesObject *self, PyObject *args) {
+    long long mask, row;
+    if (!PyArg_ParseTuple(args, "LL:row", &mask, &row)) return NULL;
+    if (mask < 0 || mask >= TT_MASKS || row < 0 || row > 3) {
+        PyErr_Format(PyExc_ValueError, "row(mask, row) takes a 13-bit mask and a row 0..3");
+        return NULL;
+    }
+    PyObject *out = PyTuple_New(TT_NB);
+    if (out == NULL) return NULL;
+    for (int d = 0; d < TT_NB; d++)
+        PyTuple_SET_ITEM(out, d, PyLong_FromLong(TT_ROW(self->tab.TT, mask, row)[d]));
+    return out;
+}
+
+static PyGetSetDef Tables_getset[] = {
+    {"entries", (getter)Tables_get_entries, NULL, "suits with several copies in the memo", NULL},
+    {"slots", (getter)Tables_get_slots, NULL, "the memo's slots (it empties when half full)",
+     NULL},
+    {"top", (getter)Tables_get_top, NULL, "the highest position: 13, or 14 with aces high", NULL},
+    {"natural", (getter)Tables_get_natural, NULL, "the natural cards' penalties, by rank", NULL},
+    {NULL}};
+
+static PyMethodDef Tables_methods[] = {
+    {"row", (PyCFunction)Tables_row, METH_VARARGS,
+     "row(mask, row): the table row (0 points, 1 costliest deadwood, 2 deadwood, 3 less one "
+     "card) of a 13-bit suit mask, by budget 0..15"},
+    {NULL}};
+
+static PyTypeObject TablesType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tt_env.game.melds._csolver.Tables",
+    .tp_doc = "Tables(natural, top, slots): the suit tables of the 13 natural penalties and the "
+              "highest position, and a memo of `slots` entries for suits with several copies",
+    .tp_basicsize = sizeof(TablesObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = Tables_new,
+    .tp_dealloc = (destructor)Tables_dealloc,
+    .tp_getset = Tables_getset,
+    .tp_methods = Tables_methods,
+};
+
+/* -------------------------------------------------------------------------------- Kernel */
+static void Kernel_release(tt_KernelObject *self) {
+    Py_buffer *views[] = {&self->par, &self->ws, &self->out53, &self->dv53, &self->cards,
+                          &self->keys};
+    for (size_t i = 0; i < sizeof views / sizeof *views; i++)
+        if (views[i]->obj != NULL) PyBuffer_Release(views[i]);
+}
+
+static void Kernel_dealloc(tt_KernelObject *self) {
+    Kernel_release(self);
+    PyMem_Free(self->wr);
+    PyMem_Free(self->runs);
+    Py_XDECREF(self->tables);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    static char *names[] = {"tables", "par", "w", "ws", "out53", "dv53", "cards", "keys", NULL};
+    PyObject *tables, *par, *ws, *out53, *dv53, *cards, *keys;
+    long long w;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OLOOOOO:Kernel", names, &TablesType, &tables,
+                                     &par, &w, &ws, &out53, &dv53, &cards, &keys))
+        return NULL;
+    if (w < 0 || w > 12) {
+        PyErr_Format(PyExc_ValueError, "w (the wild rank's position) must be 0..12, got %lld", w);
+        return NULL;
+    }
+    tt_KernelObject *self = (tt_KernelObject *)type->tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    Py_INCREF(tables);
+    self->tables = tables;
+    if (get_buffer(par, &self->par, "par", 'i', 8, TT_PAR_SIZE, 0) < 0 ||
+        get_buffer(ws, &self->ws, "ws", 'i', 8, TT_WS_SIZE, 1) < 0 ||
+        get_buffer(out53, &self->out53, "out53", 'i', 8, 53, 1) < 0 ||
+        get_buffer(dv53, &self->dv53, "dv53", 'i', 8, 53, 1) < 0 ||
+        get_buffer(cards, &self->cards, "cards", 'u', 1, TT_ARRANGE_CARDS, 1) < 0 ||
+        get_buffer(keys, &self->keys, "keys", 'i', 8, TT_ARRANGE_KEYS, 1) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    /* par: the penalty of every card kind, then top and all_wild_melds; its natural cards must
+       be the tables' (the tables are built from them) */
+    const TablesObject *t = (const TablesObject *)tables;
+    const int64_t *p = self->par.buf;
+    const char *bad = NULL;
+    if (p[TT_P_TOP] != t->top)
+        bad = "par's top is not the tables' top";
+    else if (p[TT_P_ALL_WILD] != 0 && p[TT_P_ALL_WILD] != 1)
+        bad = "par's all_wild_melds flag must be 0 or 1";
+    else if (p[w] < 0 || p[w] > WILD_MAX || p[52] < 0 || p[52] > WILD_MAX)
+        bad = "par's wild card and joker penalties must be 0..10**9";
+    for (int k = 0; k < 52 && bad == NULL; k++)
+        if (k % 13 != w && p[k] != t->natural[k % 13])
+            bad = "par's natural penalties are not the tables' natural penalties";
+    if (bad != NULL) {
+        PyErr_SetString(PyExc_ValueError, bad);
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->wr = PyMem_Calloc(TT_WR_SIZE, sizeof(int64_t));
+    self->runs = PyMem_Calloc(TT_ARRANGE_RUNS, sizeof(int64_t));
+    if (self->wr == NULL || self->runs == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    self->s.tab = &((TablesObject *)tables)->tab;
+    self->s.par = p;
+    self->s.w = w;
+    self->s.ws = self->ws.buf;
+    self->s.wr = self->wr;
+    return (PyObject *)self;
+}
+
+static int check_nargs(Py_ssize_t nargs, Py_ssize_t want, const char *name) {
+    if (nargs != want) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %zd arguments (%zd given)", name, want, nargs);
+        return -1;
+    }
+    return 0;
+}
+
+/* evaluate(counts, lex): the fewest penalty of the hand in mode lex (0..3, plus 8 for the
+   general search only: see solver.h); -1 not certified, -3 more than TT_MAX_HAND cards. */
+static PyObject *Kernel_evaluate(tt_KernelObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (check_nargs(nargs, 2, "evaluate") < 0) return NULL;
+    long lex = PyLong_AsLong(args[1]);
+    if (lex == -1 && PyErr_Occurred()) return NULL;
+    if ((lex & ~(long)TT_GENERAL) < 0 || (lex & ~(long)TT_GENERAL) > 3) {
+        PyErr_Format(PyExc_ValueError, "lex must be 0..3, plus %d for the general search, got %ld",
+                     TT_GENERAL, lex);
+        return NULL;
+    }
+    if (get_counts(args[0], self->counts, "counts") < 0) return NULL;
+    if (lex < 3) { /* the lean search first (it counts the cards too) */
+        int64_t value = tt_evaluate_one(&self->s, self->counts, TT_MAX_HAND, lex);
+        if (value != -2) return PyLong_FromLongLong(value);
+        lex |= TT_GENERAL;
+    }
+    if (tt_hand_size(self->counts) > TT_MAX_HAND) return PyLong_FromLong(-3);
+    return PyLong_FromLongLong(tt_evaluate(&self->s, self->counts, lex));
+}
+
+/* lean(counts, lex): the lean search alone (-2 for a hand with several copies of a card). */
+static PyObject *Kernel_lean(tt_KernelObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (check_nargs(nargs, 2, "lean") < 0) return NULL;
+    long lex = PyLong_AsLong(args[1]);
+    if (lex == -1 && PyErr_Occurred()) return NULL;
+    if (lex < 0 || lex > 2) {
+        PyErr_Format(PyExc_ValueError, "lex must be 0..2 for the lean search, got %ld", lex);
+        return NULL;
+    }
+    if (get_counts(args[0], self->counts, "counts") < 0) return NULL;
+    return PyLong_FromLongLong(tt_evaluate_one(&self->s, self->counts, TT_MAX_CARDS, lex));
+}
+
+/* values(hands, out): evaluate (points only) every row of hands ((n, 53) uint8) into out. */
+static PyObject *Kernel_values(tt_KernelObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (check_nargs(nargs, 2, "values") < 0) return NULL;
+    Py_buffer hands, out;
+    if (get_buffer(args[0], &hands, "hands", 'u', 1, -1, 0) < 0) return NULL;
+    if (hands.ndim != 2 || hands.shape[1] != 53) {
+        PyErr_SetString(PyExc_ValueError, "hands must be an array of shape (n, 53)");
+        PyBuffer_Release(&hands);
+        return NULL;
+    }
+    Py_ssize_t n = hands.shape[0];
+    if (get_buffer(args[1], &out, "out", 'i', 8, n, 1) < 0) {
+        PyBuffer_Release(&hands);
+        return NULL;
+    }
+    const uint8_t *rows = hands.buf;
+    int64_t *values = out.buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        memcpy(self->counts, rows + 53 * i, 53);
+        int64_t value = tt_evaluate_one(&self->s, self->counts, TT_MAX_CARDS, 0);
+        if (value == -2) value = tt_evaluate(&self->s, self->counts, TT_GENERAL);
+        values[i] = value;
+    }
+    PyBuffer_Release(&hands);
+    PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
+/* discard_values(counts): tt_discard_values into out53; returns the hand's own value. */
+static PyObject *Kernel_discard_values(tt_KernelObject *self, PyObject *const *args,
+                                       Py_ssize_t nargs) {
+    if (check_nargs(nargs, 1, "discard_values") < 0) return NULL;
+    if (get_counts(args[0], self->counts, "counts") < 0) return NULL;
+    return PyLong_FromLongLong(tt_discard_values(&self->s, self->counts, self->out53.buf));
+}
+
+/* after_draw(counts, weights): tt_after_draw_values into out53 and dv53. */
+static PyObject *Kernel_after_draw(tt_KernelObject *self, PyObject *const *args,
+                                   Py_ssize_t nargs) {
+    if (check_nargs(nargs, 2, "after_draw") < 0) return NULL;
+    if (get_counts(args[0], self->counts, "counts") < 0) return NULL;
+    Py_buffer weights;
+    if (get_buffer(args[1], &weights, "weights", 'i', 8, 53, 0) < 0) return NULL;
+    int64_t value = tt_after_draw_values(&self->s, self->counts, weights.buf, self->out53.buf,
+                                         self->dv53.buf);
+    PyBuffer_Release(&weights);
+    return PyLong_FromLongLong(value);
+}
+
+/* arrange(data, kinds): tt_arrange into cards and keys, of data: 53 counts, or with kinds the
+   card kinds of the hand, one byte each (-3 points for more than TT_MAX_HAND cards, -4 for a
+   kind beyond 52). Returns (melds, cards in melds, deadwood cards, points). */
+static PyObject *Kernel_arrange(tt_KernelObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (check_nargs(nargs, 2, "arrange") < 0) return NULL;
+    int kinds = PyObject_IsTrue(args[1]);
+    if (kinds < 0) return NULL;
+    tt_arrangement a = {0, 0, 0, 0};
+    if (kinds) {
+        Py_buffer view;
+        if (get_buffer(args[0], &view, "kinds", 'u', 1, -1, 0) < 0) return NULL;
+        const uint8_t *data = view.buf;
+        memset(self->counts, 0, 53);
+        if (view.len > TT_MAX_HAND) a.points = -3;
+        for (Py_ssize_t i = 0; i < view.len && a.points == 0; i++) {
+            if (data[i] > 52)
+                a.points = -4;
+            else
+                self->counts[data[i]] += 1;
+        }
+        PyBuffer_Release(&view);
+    } else if (get_counts(args[0], self->counts, "counts") < 0) {
+        return NULL;
+    }
+    if (a.points == 0) a = tt_arrange(&self->s, self->counts, self->cards.buf, self->keys.buf,
+                                      self->runs);
+    return Py_BuildValue("(LLLL)", (long long)a.melds, (long long)a.cards, (long long)a.dead,
+                         (long long)a.points);
+}
+
+/* go_out(counts): tt_go_out (its scratch: out53); -3 for more than TT_MAX_HAND cards. */
+static PyObject *Kernel_go_out(tt_KernelObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (check_nargs(nargs, 1, "go_out") < 0) return NULL;
+    if (get_counts(args[0], self->counts, "counts") < 0) return NULL;
+    if (tt_hand_size(self->counts) > TT_MAX_HAND) return PyLong_FromLong(-3);
+    return PyLong_FromLongLong(tt_go_out(&self->s, self->counts, self->out53.buf));
+}
+
+static PyObject *Kernel_get_w(tt_KernelObject *self, void *closure) {
+    return PyLong_FromLongLong(self->s.w);
+}
+
+static PyObject *Kernel_get_tables(tt_KernelObject *self, void *closure) {
+    Py_INCREF(self->tables);
+    return self->tables;
+}
+
+static PyObject *Kernel_reduce(PyObject *self, PyObject *unused) {
+    PyErr_SetString(PyExc_TypeError,
+                    "a compiled solver kernel does not pickle (it is rebuilt on first use)");
+    return NULL;
+}
+
+static PyMethodDef Kernel_methods[] = {
+    {"evaluate", (PyCFunction)(void (*)(void))Kernel_evaluate, METH_FASTCALL,
+     "evaluate(counts, lex): the fewest penalty (-1: not certified, -3: too many cards)"},
+    {"lean", (PyCFunction)(void (*)(void))Kernel_lean, METH_FASTCALL,
+     "lean(counts, lex): the one-copy search alone (-2: a hand it does not take)"},
+    {"values", (PyCFunction)(void (*)(void))Kernel_values, METH_FASTCALL,
+     "values(hands, out): the fewest penalty of every row of hands ((n, 53) uint8) into out"},
+    {"discard_values", (PyCFunction)(void (*)(void))Kernel_discard_values, METH_FASTCALL,
+     "discard_values(counts): the value after each discard into out53; the hand's value"},
+    {"after_draw", (PyCFunction)(void (*)(void))Kernel_after_draw, METH_FASTCALL,
+     "after_draw(counts, weights): the values after each draw into out53, the discard values "
+     "into dv53; the hand's value"},
+    {"arrange", (PyCFunction)(void (*)(void))Kernel_arrange, METH_FASTCALL,
+     "arrange(data, kinds): (melds, cards in melds, deadwood cards, points), the cards and "
+     "meld keys in cards and keys"},
+    {"go_out", (PyCFunction)(void (*)(void))Kernel_go_out, METH_FASTCALL,
+     "go_out(counts): the discards that go out as bits (-1: not certified)"},
+    {"__reduce__", Kernel_reduce, METH_NOARGS, NULL},
+    {NULL}};
+
+static PyGetSetDef Kernel_getset[] = {
+    {"w", (getter)Kernel_get_w, NULL, "the wild rank's position (wild rank - 1)", NULL},
+    {"tables", (getter)Kernel_get_tables, NULL, "the Tables it reads", NULL},
+    {NULL}};
+
+static PyTypeObject KernelType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tt_env.game.melds._csolver.Kernel",
+    .tp_doc = "Kernel(tables, par, w, ws, out53, dv53, cards, keys): one configuration of the "
+              "solver (see tt_env.game.melds._kernel)",
+    .tp_basicsize = sizeof(tt_KernelObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = Kernel_new,
+    .tp_dealloc = (destructor)Kernel_dealloc,
+    .tp_methods = Kernel_methods,
+    .tp_getset = Kernel_getset,
+};
+
+/* -------------------------------------------------------------------------------- module */
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "tt_env.game.melds._csolver",
+    .m_doc = "The meld solver's compiled kernel (solver.h); built by pip install.",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC PyInit__csolver(void) {
+    if (PyType_Ready(&TablesType) < 0 || PyType_Ready(&KernelType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&TablesType);
+    Py_INCREF(&KernelType);
+    if (PyModule_AddObject(m, "Tables", (PyObject *)&TablesType) < 0 ||
+        PyModule_AddObject(m, "Kernel", (PyObject *)&KernelType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    struct {
+        const char *name;
+        long value;
+    } constants[] = {
+        {"NB", TT_NB},
+        {"MAX_HAND", TT_MAX_HAND},
+        {"MAX_CARDS", TT_MAX_CARDS},
+        {"MAX_WILDS", TT_MAX_WILDS},
+        {"NATURAL_MAX", NATURAL_MAX},
+        {"PAR_SIZE", TT_PAR_SIZE},
+        {"P_TOP", TT_P_TOP},
+        {"P_ALL_WILD", TT_P_ALL_WILD},
+        {"WS_SIZE", TT_WS_SIZE},
+        {"W_MD", TT_W_MD},
+        {"W_NSETS", TT_W_NSETS},
+        {"W_D", TT_W_D},
+        {"W_UNSURE", TT_W_UNSURE},
+        {"W_SETS", TT_W_SETS},
+        {"W_SUITS", TT_W_SUITS},
+        {"W_DEAD", TT_W_DEAD},
+        {"GENERAL", TT_GENERAL},
+        {"ARRANGE_CARDS", TT_ARRANGE_CARDS},
+        {"ARRANGE_KEYS", TT_ARRANGE_KEYS},
+    };
+    for (size_t i = 0; i < sizeof constants / sizeof *constants; i++) {
+        if (PyModule_AddIntConstant(m, constants[i].name, constants[i].value) < 0) {
+            Py_DECREF(m);
+            return NULL;
+        }
+    }
+    if (PyModule_AddIntConstant(m, "WILD_MAX", (long)WILD_MAX) < 0 ||
+#if defined(__clang__)
+        PyModule_AddStringConstant(m, "COMPILER", "clang " __clang_version__) < 0
+#elif defined(__GNUC__)
+        PyModule_AddStringConstant(m, "COMPILER", "gcc " __VERSION__) < 0
+#elif defined(_MSC_VER)
+        PyModule_AddStringConstant(m, "COMPILER", "MSVC") < 0
+#else
+        PyModule_AddStringConstant(m, "COMPILER", "a C compiler") < 0
+#endif
+    ) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
