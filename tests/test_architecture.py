@@ -22,7 +22,6 @@ LAYERS = (
     "agents",
     "env",
     "three_thirteen_v0",
-    "precompile",
     "cli",
     "replay",
     "arena",

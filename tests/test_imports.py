@@ -32,8 +32,8 @@ def run(code: str) -> str:
         capture_output=True,
         text=True,
         timeout=120,
-        # The caller's environment (NUMBA_CACHE_DIR, TT_ENV_NO_JIT: without them the child
-        # compiles the kernels afresh and times out), with this checkout first on the path.
+        # The caller's environment (TT_ENV_NO_KERNEL among others), with this checkout first
+        # on the path.
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert result.returncode == 0, result.stderr
@@ -41,12 +41,12 @@ def run(code: str) -> str:
 
 
 def test_the_child_keeps_the_callers_environment(monkeypatch, tmp_path):
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    monkeypatch.setenv("TT_ENV_TEST_MARK", str(tmp_path / "mark"))
     out = run("""
         import os, tt_env
-        print(os.environ["NUMBA_CACHE_DIR"], tt_env.__file__)
+        print(os.environ["TT_ENV_TEST_MARK"], tt_env.__file__)
     """)
-    assert out.split() == [str(tmp_path / "numba"), str(ROOT / "tt_env" / "__init__.py")]
+    assert out.split() == [str(tmp_path / "mark"), str(ROOT / "tt_env" / "__init__.py")]
 
 
 def test_engine_solver_and_rules_import_without_gymnasium_and_pettingzoo():
@@ -101,7 +101,7 @@ def test_the_flat_layouts_module_paths_import_as_the_modules_that_hold_them():
         pairs = {
             "tt_env.engine": "tt_env.game.engine", "tt_env.melds": "tt_env.game.melds",
             "tt_env.melds._kernel": "tt_env.game.melds._kernel",
-            "tt_env.melds._jit": "tt_env.game.melds.jit",
+            "tt_env.melds._csolver": "tt_env.game.melds._csolver",
             "tt_env.observation": "tt_env.encoding.observation",
             "tt_env.policies": "tt_env.valuation.heuristics",
             "tt_env.features": "tt_env.learned.features", "tt_env.model": "tt_env.learned.model",

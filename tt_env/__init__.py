@@ -59,7 +59,6 @@ _MOVED = {
     "features": "learned.features",
     "going_out": "game.going_out",
     "melds": "game.melds",
-    "melds._jit": "game.melds.jit",
     "model": "learned.model",
     "network": "learned.network",
     "observation": "encoding.observation",

@@ -1,4 +1,5 @@
-"""The compiled kernel (tt_env.game.melds.jit) against the Python solver and the brute force.
+"""The compiled kernel (solver.h, the extension tt_env.game.melds._csolver) against the Python
+solver and the brute force, and its bindings against bad input.
 
 The kernel serves every rule set with no cap on wilds per meld; these tests compare it with the
 Python solver (itself checked against tests/brute_force.py in test_melds.py, on both paths) on
@@ -6,10 +7,6 @@ many random hands, including several decks, jokers, aces high and hands far larg
 and check the cases where it must hand over to the exact search.
 """
 
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,7 +23,8 @@ from tt_env.game.melds import (
 )
 from tt_env.game.rules import Rules
 
-jit = pytest.importorskip("tt_env.game.melds.jit", reason="numba is not installed")
+native = _kernel.kernel_module()
+pytestmark = pytest.mark.skipif(native is None, reason="the compiled kernel is not built")
 
 NO_CAP_RULES = {
     "standard": Rules(),
@@ -90,27 +88,27 @@ ONE_DECK_RULES = {
 def plan_of(kernel, key, lex):
     """The value of ``key`` in mode ``lex`` and what the mode leaves in the workspace: the
     costliest deadwood card, and with lex 2 the plan (sets, the suits' runs, the deadwood)."""
-    value = kernel.ev.call(key, kernel.at, lex)
+    value = kernel.c.evaluate(key, lex)
     ws = kernel.ws
     if lex & 3 == 0 or value < 0:
         return value
     if lex & 3 == 1:
-        return value, int(ws[jit.W_MD])
-    n = int(ws[jit.W_NSETS])
+        return value, int(ws[native.W_MD])
+    n = int(ws[native.W_NSETS])
     return (
         value,
-        int(ws[jit.W_MD]),
-        int(ws[jit.W_D]),
-        ws[jit.W_SETS : jit.W_SETS + 2 * n].tolist(),
-        ws[jit.W_SUITS : jit.W_SUITS + 8].tolist(),
-        ws[jit.W_DEAD : jit.W_DEAD + 53].tolist(),
+        int(ws[native.W_MD]),
+        int(ws[native.W_D]),
+        ws[native.W_SETS : native.W_SETS + 2 * n].tolist(),
+        ws[native.W_SUITS : native.W_SUITS + 8].tolist(),
+        ws[native.W_DEAD : native.W_DEAD + 53].tolist(),
     )
 
 
 @pytest.mark.parametrize("name", ONE_DECK_RULES)
 def test_the_lean_one_copy_search_equals_the_general_search(name):
     # A hand with one copy of each natural card takes the lean search (evaluate_one) in modes
-    # 0 to 2; jit.GENERAL forces the general one. Every mode gives the same value, and the
+    # 0 to 2; native.GENERAL forces the general one. Every mode gives the same value, and the
     # lexicographic ones the same costliest deadwood card and, in mode 2, the same plan (the
     # arrangement solve() spells out); else the lean search answers where the general one
     # gave up (its looser bound ran out of nodes), and the Python solver agrees.
@@ -122,7 +120,10 @@ def test_the_lean_one_copy_search_equals_the_general_search(name):
         for h in hands:
             key = bytes(h)
             for lex in (0, 1, 2):
-                lean, general = plan_of(kernel, key, lex), plan_of(kernel, key, lex | jit.GENERAL)
+                lean, general = (
+                    plan_of(kernel, key, lex),
+                    plan_of(kernel, key, lex | native.GENERAL),
+                )
                 if lean != general:
                     assert general == -1 and lean != -1, (lex, h)
                     gave_up.append((h, lean if lex == 0 else lean[0]))
@@ -133,9 +134,8 @@ def test_the_lean_one_copy_search_equals_the_general_search(name):
             assert lean == expected, h
     two = to_counts(parse_cards("5H 5H 6H 7H"))
     kernel = kernel_of(Rules(num_decks=2), 13)
-    args = (kernel.w, kernel.par, kernel.TT, kernel.ws, jit.MAX_CARDS, 0)
-    assert jit.evaluate_one(bytes(two), *args) == -2
-    assert jit.evaluate_one(bytes(to_counts(parse_cards("KH KH 6H 7H"))), *args) >= 0
+    assert kernel.c.lean(bytes(two), 0) == -2
+    assert kernel.c.lean(bytes(to_counts(parse_cards("KH KH 6H 7H"))), 0) >= 0
 
 
 def test_kernel_deadwood_is_a_best_arrangement_with_the_costliest_card():
@@ -147,10 +147,10 @@ def test_kernel_deadwood_is_a_best_arrangement_with_the_costliest_card():
         pen = np.array(rules.penalty_table(wild_rank))
         for h in random_hands(rules, 300, [10, 13, 14], seed=5):
             value = kernel.plan(bytes(h))
-            dead = kernel.ws[jit.W_DEAD : jit.W_DEAD + 53]
+            dead = kernel.ws[native.W_DEAD : native.W_DEAD + 53]
             assert (dead <= np.array(h)).all()
             assert int((dead * pen).sum()) == value
-            md = int(kernel.ws[jit.W_MD])
+            md = int(kernel.ws[native.W_MD])
             if not dead.any():
                 assert md == -1
             else:
@@ -180,9 +180,9 @@ def test_kernel_memo_bounded_and_exact_when_it_empties(monkeypatch):
     try:
         hands = random_hands(rules, 400, [13, 14, 20], seed=9)
         kernel = kernel_of(rules, 5)
-        assert kernel.mkeys.shape[0] == 65
+        assert kernel.tables.slots == 64
         got = [kernel.value(bytes(h)) for h in hands]
-        assert kernel.mkeys[-1] <= 32
+        assert 0 < kernel.tables.entries <= 32
     finally:
         monkeypatch.undo()
         clear_cache(tables=True)
@@ -257,8 +257,8 @@ def test_draw_penalties_closed_form_cards_cannot_meld():
 
 
 def test_a_kernel_is_shared_by_copies_and_refuses_to_pickle():
-    # Its packed entry points read the addresses of its own arrays: a copy with arrays of its
-    # own but the old addresses must never exist.
+    # The extension's Kernel writes into this object's arrays: a copy with arrays of its own
+    # that the compiled code never writes must never exist.
     import copy
     import pickle
 
@@ -268,14 +268,14 @@ def test_a_kernel_is_shared_by_copies_and_refuses_to_pickle():
     assert copy.deepcopy([kernel])[0] is kernel
     with pytest.raises(TypeError, match="does not pickle"):
         pickle.dumps(kernel)
-    assert int(kernel.A[kernel.jit.A_TT]) == kernel.TT.ctypes.data
+    with pytest.raises(TypeError, match="does not pickle"):
+        pickle.dumps(kernel.c)
 
 
 def test_min_penalty_refuses_every_hand_above_the_limit_also_when_the_kernel_could_answer():
     from tt_env.game.melds import MAX_HAND_CARDS
-    from tt_env.game.melds import jit as _jit
 
-    assert _jit.MAX_HAND == MAX_HAND_CARDS
+    assert native.MAX_HAND == MAX_HAND_CARDS
     rules = Rules(num_decks=2)
     for hand in random_hands(rules, 30, [MAX_HAND_CARDS + 1], seed=4):
         for _ in range(2):  # the first call fills min_penalty's fast path, the second takes it
@@ -284,89 +284,3 @@ def test_min_penalty_refuses_every_hand_above_the_limit_also_when_the_kernel_cou
             with pytest.raises(ValueError, match="at most 30 cards"):
                 min_penalty(bytes(hand), 7, rules)
     assert min_penalty(random_hands(rules, 1, [MAX_HAND_CARDS], seed=5)[0], 7, rules) >= 0
-
-
-# ---------------------------------------------------------------------------------- precompile
-def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
-    """Run ``code`` in a fresh interpreter with this checkout first on the path, the
-    environment variables ``env`` set and no ``TT_ENV_NO_JIT`` unless given."""
-    full = {k: v for k, v in os.environ.items() if k != "TT_ENV_NO_JIT"}
-    full.update(PYTHONPATH=str(Path(__file__).resolve().parents[2]), **env)
-    return subprocess.run(
-        [sys.executable, "-c", code], env=full, capture_output=True, text=True, timeout=120
-    )
-
-
-@pytest.mark.skipif(_kernel.jit_module() is None, reason="the compiled kernel is off")
-def test_a_machine_with_no_compiled_code_is_told_before_it_compiles(tmp_path):
-    """With an empty numba cache every entry point is missing, and the notice says so (the
-    check imports the kernels' modules and compiles nothing: it takes seconds, not minutes)."""
-    code = (
-        "from tt_env import precompile\n"
-        "print(len(precompile.missing()), sum(map(len, precompile.ENTRY_POINTS.values())))\n"
-        "precompile.notice_if_cold()\n"
-    )
-    done = run_python(code, NUMBA_CACHE_DIR=str(tmp_path))
-    assert done.returncode == 0, done.stderr
-    missing, entries = done.stdout.split()
-    assert missing == entries and int(entries) == 11
-    assert "compiling the solver kernels" in done.stderr and "tt_env.precompile" in done.stderr
-
-
-def test_with_the_kernels_off_there_is_nothing_to_compile():
-    done = run_python(
-        "import sys; from tt_env import precompile; print(precompile.missing());"
-        "sys.exit(precompile.main([]))",
-        TT_ENV_NO_JIT="1",
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == [
-        "[]",
-        "compiled kernel off (disabled by TT_ENV_NO_JIT); the Python solver answers: "
-        "nothing to compile",
-    ]
-
-
-@pytest.mark.skipif(_kernel.jit_module() is None, reason="the compiled kernel is off")
-def test_precompile_leaves_every_entry_point_cached(capsys):
-    from tt_env import precompile
-
-    assert precompile.main(["--processes", "1"]) == 0
-    out = capsys.readouterr().out
-    assert "every entry point cached" in out and "counting:" in out and "search(samples=2):" in out
-    assert precompile.missing() == []
-
-
-# ---------------------------------------------------------------------------------- the cache
-def test_every_kernel_is_cached_under_a_stamp_of_all_kernel_modules(tmp_path, monkeypatch):
-    """numba keys cached code by its own file only, but the kernels compile one another's
-    functions: each kernel function must be stamped with every kernel module's source, so
-    that a change to the solver recompiles the rule, the features and the search too."""
-    import importlib
-
-    from tt_env import precompile
-    from tt_env.util import numba_cache as _numba_cache
-
-    assert _numba_cache.register()
-    for module_name, names in precompile.ENTRY_POINTS.items():
-        module = importlib.import_module(module_name)
-        for name in names:
-            locator = getattr(module, name)._cache._impl.locator
-            assert getattr(locator, "tt_env_kernels", False), (module_name, name)
-            own, every = locator.get_source_stamp()
-            assert every == _numba_cache.kernels_stamp()
-    # The stamp follows the content of each kernel module (copies stand in for them here).
-    copies = []
-    for i, name in enumerate(_numba_cache.KERNEL_MODULES):
-        copy = tmp_path / f"{i}.py"
-        copy.write_text((Path(_numba_cache.__file__).parents[1] / name).read_text())
-        copies.append(str(copy))
-    monkeypatch.setattr(_numba_cache, "_FILES", tuple(copies))
-    before = _numba_cache.kernels_stamp()
-    for copy in copies:
-        Path(copy).write_text(Path(copy).read_text() + "\n# changed\n")
-        after = _numba_cache.kernels_stamp()
-        assert after != before
-        before = after
-    # A function of any other file is left to numba's own locators.
-    assert _numba_cache._KernelStamp.from_function(len, __file__) is None

@@ -314,7 +314,7 @@ def _write_outputs(
 def main(argv: Sequence[str] | None = None) -> int:
     """``tt-arena``: run a tournament from the command line; returns the exit status."""
     from tt_env.cli import one_line
-    from tt_env.precompile import notice_if_cold
+    from tt_env.game.melds import kernel_module
 
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -336,7 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             replays=plan.replays,
             ray_address=plan.ray_address,
             # Not on Ray: this machine's cache says nothing of the nodes that play the games.
-            on_start=None if args.quiet or plan.ray_address is not None else notice_if_cold,
+            on_start=None if args.quiet or plan.ray_address is not None else kernel_module,
         )
     except (ArenaError, ValueError, ImportError, FileNotFoundError) as exc:
         print(f"tt-arena: error: {one_line(exc)}", file=sys.stderr)

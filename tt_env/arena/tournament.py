@@ -63,8 +63,8 @@ def run_tournament(
     machine; ``"auto"``, ``"host:port"`` or ``"ray://host:port"`` uses a running cluster whole
     (and a Ray instance this process has already initialised is used as it is).
     ``on_start``: called once every argument is checked, before the first game is played (when
-    any is left to play); tt-arena prints the first-compile notice there
-    (:func:`tt_env.precompile.notice_if_cold`).
+    any is left to play); tt-arena loads the compiled kernel there, which says in one line if it
+    is not built (:func:`tt_env.game.melds.kernel_module`).
     """
     specs = [str(s) for s in agent_specs]
     if seats is None:

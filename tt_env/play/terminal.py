@@ -509,9 +509,9 @@ def main(
     except (ValueError, ImportError) as exc:
         print(f"tt-play: error: {one_line(exc)}", file=sys.stderr)
         return 2
-    from tt_env.precompile import notice_if_cold
+    from tt_env.game.melds import kernel_module
 
-    notice_if_cold()  # the input checked, the agents built: the game is about to start
+    kernel_module()  # says so now if the compiled kernel is not built: the game is about to start
     return game.play()
 
 

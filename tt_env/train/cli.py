@@ -161,7 +161,7 @@ def train(config: TrainConfig, command: str = "", resume_dir: str | None = None)
 # ---------------------------------------------------------------------------------- main
 def main(argv: Sequence[str] | None = None) -> int:
     """``tt-train``: train, resume (``--resume RUN_DIR``) or plot (``tt-train plot RUN_DIR``)."""
-    from tt_env.precompile import notice_if_cold
+    from tt_env.game.melds import kernel_module
 
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["plot"]:
@@ -205,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args, load_config_file(args.config) if args.config else None
             )
         check_run(config, args.resume)  # everything, before any work or any file
-        notice_if_cold()
+        kernel_module()  # says so now if the compiled kernel is not built
         train(config, command, args.resume)
     except (ValueError, ModelError, OSError) as exc:
         print(f"tt-train: error: {one_line(exc)}", file=sys.stderr)

@@ -1,6 +1,5 @@
 """Plumbing below every other layer: output files written atomically
 (:mod:`~tt_env.util.files`), the process pool that leaves Ctrl-C to the main process
-(:mod:`~tt_env.util.workers`), Ray sessions (:mod:`~tt_env.util.ray`) and numba's cache of the
-compiled kernels (:mod:`~tt_env.util.numba_cache`). It imports no other part of tt_env; its
-modules are imported one by one, and this package imports nothing.
+(:mod:`~tt_env.util.workers`) and Ray sessions (:mod:`~tt_env.util.ray`). It imports no other
+part of tt_env; its modules are imported one by one, and this package imports nothing.
 """

@@ -10,6 +10,7 @@ in Python, exactly and more slowly; the first use then says so in one line.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
@@ -19,20 +20,24 @@ from tt_env.game.cards import NUM_RANKS
 from tt_env.game.melds._cache import BoundedCache
 
 _ENV_FLAGS = ("TT_ENV_NO_KERNEL", "TT_ENV_NO_JIT")  # the second: its name before 0.2
-_state = {"native": None, "tried": False, "error": None, "told": False}
+_NOTICE_FLAG = "TT_ENV_KERNEL_NOTICE_SHOWN"  # set once told: worker processes inherit it
+_state = {"native": None, "tried": False, "error": None}
 # (top, natural penalties) -> Tables: about 7.6 MB each (1 MB of suit tables, the memo)
 _TABLES: BoundedCache = BoundedCache(16, 7_600_000, "kernel suit tables and memo")
 MEMO_SLOTS = 1 << 15
 
-NOT_BUILT = (
-    "tt_env: the compiled kernels are not built (the install found no C compiler), so the exact "
-    "pure-Python solver answers, 10-50x slower; for the fast path install gcc or clang and "
-    "reinstall tt_env (pip install --force-reinstall --no-deps <tt_env or its folder>)"
+_MODULE = "tt_env.game.melds._csolver"
+NOTICE = (
+    "tt_env: the compiled kernels are {why}, so the exact pure-Python solver answers, 10-50x "
+    "slower; for the fast path install gcc or clang and reinstall tt_env "
+    "(pip install --force-reinstall --no-deps <tt_env or its folder>)"
 )
 
 
 def kernel_module():
-    """The compiled kernel's extension module, or None when it is not built or disabled."""
+    """The compiled kernel's extension module, or None when it is not built or disabled. When
+    it is not built, the first call says so on stderr in one line (once per process tree: the
+    processes it starts inherit that it was said)."""
     if not _state["tried"]:
         _state["tried"] = True
         flag = next((f for f in _ENV_FLAGS if os.environ.get(f, "").strip() not in ("", "0")), None)
@@ -40,14 +45,18 @@ def kernel_module():
             _state["error"] = f"disabled by {flag}"
         else:
             try:
-                from tt_env.game.melds import _csolver
+                _state["native"] = importlib.import_module(_MODULE)
             except ImportError as exc:  # not built (no compiler at install): Python solves
-                _state["error"] = f"not built: {exc}"
-                if not _state["told"]:
-                    _state["told"] = True
-                    print(NOT_BUILT, file=sys.stderr)
-            else:
-                _state["native"] = _csolver
+                missing = isinstance(exc, ModuleNotFoundError) and exc.name == _MODULE
+                _state["error"] = f"{_MODULE} is not built" if missing else f"{exc}"
+                if not os.environ.get(_NOTICE_FLAG):
+                    os.environ[_NOTICE_FLAG] = "1"
+                    why = (
+                        "not built (the install found no C compiler)"
+                        if missing
+                        else (f"broken ({exc})")
+                    )
+                    print(NOTICE.format(why=why), file=sys.stderr, flush=True)
     return _state["native"]
 
 
