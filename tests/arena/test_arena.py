@@ -473,3 +473,21 @@ def test_versus_table_is_the_score_less_the_rest_of_the_table():
         two.pair("greedy", "counting").diff.mean
     )
     assert "rest of the table" not in two.table()
+
+
+def test_the_progress_bar_gives_an_estimate_only_after_the_first_games():
+    # A worker's first game also loads its agents: an estimate from it alone would mislead.
+    import io
+
+    pytest.importorskip("tqdm")
+    from tt_env.arena.tournament import _progress_bar
+
+    out = io.StringIO()
+    bar = _progress_bar(100, True, warm=6, file=out)
+    bar.update(5)
+    shown = out.getvalue().split("\r")
+    assert "estimating" in shown[-1] and "<" not in shown[-1] and "game/s" not in out.getvalue()
+    bar.update(1)
+    last = out.getvalue().split("\r")[-1]
+    assert "estimating" not in last and "6/100" in last and "<" in last
+    bar.close()

@@ -98,7 +98,8 @@ def run_tournament(
 
     if on_start is not None and matches:
         on_start()
-    bar = _progress_bar(len(matches), progress)
+    # the estimate once every worker has played a few games
+    bar = _progress_bar(len(matches), progress, warm=3 * max(1, workers))
     start = time.perf_counter()
     interrupted = False
     try:
@@ -165,11 +166,45 @@ class _NoBar:
         pass
 
 
-def _progress_bar(total: int, enabled: bool):
+# Until the first games are in, the bar gives no rate and no time left: a worker's first game
+# also loads its agents (a model, the solver's tables), and an estimate from it alone misleads.
+WARMING_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}, estimating]"
+
+
+class _WarmingBar:
+    """A tqdm bar that shows its rate and time left once ``warm`` games are done."""
+
+    def __init__(self, bar, warm: int) -> None:
+        self.bar = bar
+        self.warm = warm
+
+    def update(self, n: int = 1) -> None:
+        self.bar.update(n)
+        if self.bar.bar_format is not None and self.bar.n >= self.warm:
+            self.bar.bar_format = None  # tqdm's own format: rate and time left
+            self.bar.refresh()
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def _progress_bar(total: int, enabled: bool, warm: int = 0, file=None):
+    """A progress bar over ``total`` games (none when not ``enabled`` or without tqdm); its
+    estimate shows after ``warm`` games."""
     if not enabled:
         return _NoBar()
     try:
         from tqdm import tqdm
     except ImportError:
         return _NoBar()
-    return tqdm(total=total, unit="game", desc="tt-arena", dynamic_ncols=True, leave=False)
+    warm = min(warm, total)
+    bar = tqdm(
+        total=total,
+        unit="game",
+        desc="tt-arena",
+        dynamic_ncols=True,
+        leave=False,
+        file=file,
+        bar_format=WARMING_FORMAT if warm > 0 else None,
+    )
+    return _WarmingBar(bar, warm)
