@@ -10,8 +10,8 @@ another seed first: enough of them (the default 20,000) that the pure-Python sol
 have stopped growing, which is their state in a game or a training run (with 3,000 the solver
 of ``4e39b0f`` ran 36-60,000 hands/s, with 20,000 and more about 85,000). The "Python" column
 is the same package with the compiled kernel switched off
-(``tt_env.game.melds._kernel.set_enabled(False)``, as ``TT_ENV_NO_JIT=1`` does). Each figure is the
-best of ``--repeat`` passes.
+(``tt_env.game.melds._kernel.set_enabled(False)``, as ``TT_ENV_NO_KERNEL=1`` does). Each figure is
+the best of ``--repeat`` passes.
 
 * ``min_penalty``: one call per hand (counts as a tuple, as the engine and agents pass them);
 * ``min_penalties``: one call for all the hands (an array), compiled only;
@@ -26,10 +26,10 @@ best of ``--repeat`` passes.
   into this process and timed on the same hands beside today's, its values compared; skipped
   outside a git checkout.
 
-The first lines give the compiled kernel's cold costs in a fresh process: importing numba and
-loading the compiled code from its on-disk cache (``--compile`` also times compiling it from
-scratch: about half a minute for ``min_penalty`` alone here; everything a game compiles takes
-minutes, once per machine: ``python -m tt_env.precompile``).
+The first lines give the compiled kernel's cold costs in a fresh process: importing the package
+and the first ``min_penalty`` (loading the extension module built at install, and building the
+suit tables). ``benchmarks/bench_kernels.py`` times the kernels against an earlier revision's
+(by default the numba kernels of ``5609f21``) side by side.
 
     python benchmarks/bench_solver.py --hands 10000 --seed 0
 """
@@ -73,21 +73,17 @@ print(f"{t1 - t0:.2f} {t2 - t1:.2f} {_kernel.status()}")
 """
 
 
-def cold_costs(compile_too: bool) -> None:
-    """Import and first-call times in fresh processes (the kernel's one-time costs)."""
+def cold_costs() -> None:
+    """Import and first-call times in a fresh process (the kernel's one-time costs)."""
     root = str(Path(__file__).resolve().parents[1])
     env = dict(os.environ, PYTHONPATH=root)
-    runs = [("cached compiled code", env)]
-    if compile_too:
-        runs.append(("compiled from scratch", dict(env, NUMBA_CACHE_DIR=tempfile.mkdtemp())))
-    for label, run_env in runs:
-        out = subprocess.run(
-            [sys.executable, "-c", COLD], env=run_env, capture_output=True, text=True, check=True
-        ).stdout.split()
-        print(
-            f"  cold start, {label}: import {out[0]} s, first min_penalty {out[1]} s "
-            "(numba import, kernel load or compile, suit tables)"
-        )
+    out = subprocess.run(
+        [sys.executable, "-c", COLD], env=env, capture_output=True, text=True, check=True
+    ).stdout.split()
+    print(
+        f"  cold start: import {out[0]} s, first min_penalty {out[1]} s "
+        "(the extension module loaded, the suit tables built)"
+    )
 
 
 def random_hands(rules: Rules, n: int, size: int, seed: int, deck=None) -> list[tuple]:
@@ -159,7 +155,7 @@ def measure(rules: Rules, w: int, passes14, passes13) -> dict[str, float]:
         ),
         "solve": best_rate(each(melds.solve, w, rules), [cards_of(h) for h in passes14]),
     }
-    if _kernel.jit_module() is not None:
+    if _kernel.kernel_module() is not None:
         figures["min_penalties (one call)"] = best_rate(
             lambda a: melds.min_penalties(a, w, rules),
             [np.array(hands, np.uint8) for hands in passes14],
@@ -317,7 +313,6 @@ def main() -> None:
         "--warmup", type=int, default=20000, help="hands solved first (the solvers' tables)"
     )
     parser.add_argument("--repeat", type=int, default=3, help="timed passes per figure")
-    parser.add_argument("--compile", action="store_true", help="also time a compile from scratch")
     parser.add_argument(
         "--then",
         default=THEN,
@@ -331,7 +326,7 @@ def main() -> None:
         f"{args.warmup} solved first, wild rank {w}; result caches cleared before every "
         f"pass; best of {args.repeat} passes"
     )
-    cold_costs(args.compile)
+    cold_costs()
     for name, rules in CONFIGS.items():
         passes14 = passes_of(rules, args.hands, 14, args.seed, args.repeat)
         passes13 = passes_of(rules, args.hands, 13, args.seed + 1, args.repeat)
