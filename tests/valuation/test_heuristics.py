@@ -1,5 +1,5 @@
 """The expected-penalty rule (tt_env.valuation.heuristics): its compiled twin decides as the Python
-rule."""
+rule, and its binding (tt_env.valuation._crule) refuses bad input with a clear error."""
 
 import numpy as np
 import pytest
@@ -9,6 +9,8 @@ from tt_env.env import aec as three_thirteen_v0
 from tt_env.game.rules import Rules
 from tt_env.valuation.heuristics import CompiledExpectedPenalty, ExpectedPenalty
 from tt_env.valuation.values import valuation_for
+
+_crule = pytest.importorskip("tt_env.valuation._crule", reason="the compiled kernels are not built")
 
 
 def positions(rules, count, seed):
@@ -68,3 +70,184 @@ def test_capped_rules_are_not_compiled():
     assert not compiled.ok
     obs, mask = positions(Rules.preset("one-wild"), 1, seed=1)[0]
     assert compiled.act(obs, mask) is None
+
+
+# ------------------------------------------------------------------ the compiled rule's inputs
+# Compiled code never crashes the process: the binding checks every input first. Each case is a
+# call that must raise TypeError or ValueError naming its argument, and leave the rule working.
+def _rule_and_position(rules=None):
+    rules = rules or Rules()
+    compiled = CompiledExpectedPenalty(ExpectedPenalty(), rules)
+    obs, mask = positions(rules, 1, seed=4)[0]
+    return compiled._rule, np.asarray(obs, np.float32), np.asarray(mask, np.int8)
+
+
+def _at(piece, offset=0, row=0):
+    """The index of one value of an observation piece (2 players)."""
+    from tt_env.encoding.observation import observation_layout
+
+    return observation_layout(2).slices[piece].start + row * 53 + offset
+
+
+def _set(obs, index, value):
+    obs = obs.copy()
+    obs[index] = value
+    return obs
+
+
+BAD_DECISIONS = {
+    "observation float64": (lambda o, m: (o.astype(np.float64), m), TypeError, "of float32"),
+    "observation a list": (lambda o, m: (o.tolist(), m), TypeError, "observation"),
+    "observation None": (lambda o, m: (None, m), TypeError, "observation"),
+    "observation a string": (lambda o, m: ("obs", m), TypeError, "observation"),
+    "observation big-endian": (lambda o, m: (o.astype(">f4"), m), TypeError, "float32"),
+    "observation short": (lambda o, m: (o[:-1], m), ValueError, "observation"),
+    "observation empty": (lambda o, m: (o[:0], m), ValueError, "observation"),
+    "observation 2-D": (lambda o, m: (o[None, :], m), ValueError, "observation"),
+    "observation strided": (lambda o, m: (np.repeat(o, 2)[::2], m), ValueError, "contiguous"),
+    "mask int64": (lambda o, m: (o, m.astype(np.int64)), TypeError, "mask"),
+    "mask float32": (lambda o, m: (o, m.astype(np.float32)), TypeError, "mask"),
+    "mask short": (lambda o, m: (o, m[:107]), ValueError, "mask"),
+    "mask long": (lambda o, m: (o, np.concatenate([m, m[:1]])), ValueError, "mask"),
+    "mask bytes": (lambda o, m: (o, b"\x01" * 10), ValueError, "mask"),
+    "hand NaN": (lambda o, m: (_set(o, _at("hand", 3), np.nan), m), ValueError, "'hand'"),
+    "hand negative": (lambda o, m: (_set(o, _at("hand", 0), -3), m), ValueError, "'hand'"),
+    "hand 256 copies": (lambda o, m: (_set(o, _at("hand", 52), 256), m), ValueError, "'hand'"),
+    "hand huge": (lambda o, m: (_set(o, _at("hand", 9), 3e38), m), ValueError, "'hand'"),
+    "hand infinite": (lambda o, m: (_set(o, _at("hand", 9), np.inf), m), ValueError, "'hand'"),
+    "pile below negative": (
+        lambda o, m: (_set(o, _at("discard_below", 7), -1), m),
+        ValueError,
+        "'discard_below'",
+    ),
+    "table NaN": (lambda o, m: (_set(o, _at("table", 1), np.nan), m), ValueError, "'table'"),
+    "known huge": (lambda o, m: (_set(o, _at("known", 5, row=1), 1e20), m), ValueError, "'known'"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_DECISIONS, ids=list(BAD_DECISIONS))
+def test_the_compiled_rule_refuses_bad_input_with_a_clear_error(case):
+    rule, obs, mask = _rule_and_position()
+    change, error, named = BAD_DECISIONS[case]
+    with pytest.raises(error, match=named):
+        rule.decide(*change(obs, mask))
+    assert rule.decide(obs, mask) >= 0  # and it still decides
+
+
+def test_the_compiled_rule_takes_two_arguments():
+    rule, obs, mask = _rule_and_position()
+    for args in [(), (obs,), (obs, mask, mask)]:
+        with pytest.raises(TypeError, match="2 arguments"):
+            rule.decide(*args)
+
+
+def test_the_compiled_rule_survives_random_observations():
+    # Random values anywhere in real observations (counts, one-hots, phases, fractions) and
+    # random masks: an action id or -1 (legal or not: garbage in), or a clean ValueError.
+    rng = np.random.default_rng(3)
+    for rules in (Rules(), Rules(num_players=4, jokers_per_deck=2, num_decks=3)):
+        rule = CompiledExpectedPenalty(ExpectedPenalty(), rules)._rule
+        for obs, mask in positions(rules, 40, seed=8):
+            for _ in range(10):
+                o = np.asarray(obs, np.float32).copy()
+                m = np.asarray(mask, np.int8).copy()
+                at = rng.integers(0, o.size, rng.integers(1, 30))
+                o[at] = rng.choice([0, 1, 2, 3, 7, 40, 255, 0.5, -0.4, 255.4], at.size)
+                if rng.random() < 0.2:
+                    o[rng.integers(0, o.size)] = rng.choice([np.nan, np.inf, -np.inf, -1e9, 1e9])
+                m[rng.integers(0, m.size, rng.integers(0, 20))] = rng.integers(-128, 128)
+                try:
+                    action = rule.decide(o, m)
+                except ValueError as e:
+                    assert "observation[" in str(e)
+                else:
+                    assert -1 <= action < 108
+
+
+def _rule_arguments(rules=None):
+    from tt_env.encoding.observation import observation_layout
+    from tt_env.game.melds import kernel_of, solver_config
+
+    rules = rules or Rules()
+    layout = observation_layout(rules.num_players)
+    return dict(
+        kernels=[kernel_of(solver_config(rules, w, None)).c for w in range(1, 14)],
+        layout={name: layout.slices[name].start for name in _crule.PIECES},
+        observation_size=layout.size,
+        num_players=rules.num_players,
+        deck=[1] * 52 + [0],
+        discard_drawn_upcard=False,
+        lookahead=1.0,
+        feed_cost=2.0,
+        wild_feed_cost=6.0,
+        candidates=4,
+        margin=12,
+    )
+
+
+BAD_RULES = {
+    "kernels not a sequence": (dict(kernels=5), TypeError, "kernels"),
+    "12 kernels": (dict(kernels=lambda k: k[:12]), ValueError, "13 solver Kernels"),
+    "a kernel that is not one": (dict(kernels=lambda k: k[:12] + [object()]), TypeError, "Kernel"),
+    "python-side kernels": (dict(kernels=lambda k: [None] * 13), TypeError, "Kernel"),
+    "layout not a dict": (dict(layout=[0] * 8), TypeError, "layout"),
+    "layout missing a piece": (
+        dict(layout=lambda lay: {k: v for k, v in lay.items() if k != "known"}),
+        ValueError,
+        "known",
+    ),
+    "a piece outside the observation": (
+        dict(layout=lambda lay: {**lay, "hand": 400}),
+        ValueError,
+        "layout\\['hand'\\]",
+    ),
+    "a negative offset": (dict(layout=lambda lay: {**lay, "phase": -1}), ValueError, "phase"),
+    "an offset not an integer": (
+        dict(layout=lambda lay: {**lay, "table": 2.0}),
+        TypeError,
+        "table",
+    ),
+    "observation size 0": (dict(observation_size=0), ValueError, "observation_size"),
+    "an observation too short for its pieces": (
+        dict(observation_size=60),
+        ValueError,
+        "layout\\['top_discard'\\]",
+    ),
+    "an observation too short for a hand": (dict(observation_size=40), ValueError, "hand"),
+    "one player": (dict(num_players=1), ValueError, "num_players"),
+    "nine players": (dict(num_players=9), ValueError, "num_players"),
+    "deck of 52": (dict(deck=[1] * 52), ValueError, "deck"),
+    "a negative deck count": (dict(deck=[1] * 52 + [-1]), ValueError, "deck"),
+    "a huge deck count": (dict(deck=[10**20] * 53), ValueError, "deck"),
+    "a NaN lookahead": (dict(lookahead=float("nan")), ValueError, "lookahead"),
+    "an infinite margin": (dict(margin=float("inf")), ValueError, "margin"),
+    "a huge candidates": (dict(candidates=1e300), ValueError, "candidates"),
+    "a string feed cost": (dict(feed_cost="2"), TypeError, "feed_cost"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_RULES, ids=list(BAD_RULES))
+def test_the_compiled_rule_is_built_from_checked_arguments(case):
+    changes, error, named = BAD_RULES[case]
+    args = _rule_arguments()
+    for key, change in changes.items():
+        args[key] = change(args[key]) if callable(change) else change
+    with pytest.raises(error, match=named):
+        _crule.Rule(args.pop("kernels"), args.pop("layout"), args.pop("observation_size"), **args)
+
+
+def test_the_compiled_rule_reports_what_it_weighed():
+    rule, obs, mask = _rule_and_position()
+    assert rule.shortlist == () and rule.take == -1 and rule.now == -1  # nothing decided yet
+    compiled = CompiledExpectedPenalty(ExpectedPenalty(), Rules())
+    v = valuation_for(Rules())
+    for obs, mask in positions(Rules(), 60, seed=2):
+        action = compiled.act(obs, mask)
+        seen = v.see(obs)
+        if seen.draw_phase:
+            take, now = compiled.draw_values()
+            _, python_take, _ = ExpectedPenalty().draw(v, seen, mask)
+            if take >= 0:
+                assert take == python_take and now == v.hand_value(seen.hand, seen.wild_rank)
+        elif compiled.shortlist():
+            assert compiled.shortlist()[0][0] == action

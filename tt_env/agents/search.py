@@ -20,9 +20,10 @@ going out or on the final turn), it
 3. **keeps the rule's choice unless** another candidate's mean (own penalty less the others'
    mean) is lower by more than ``confidence`` standard errors of the paired difference.
 
-The rollouts run in compiled code (:mod:`tt_env.agents._search_jit`) on the solver's kernel,
-so the agent needs rules the kernel serves (no cap on wilds per meld); under other rules it
-plays the expected-penalty rule. In the rollouts there are no redemption or joker lay-offs.
+The rollouts run in compiled code (:mod:`tt_env.agents._csearch`, built at install from
+``search.h``) on the solver's kernel, so the agent needs rules the kernel serves (no cap on wilds
+per meld) and the kernels built; otherwise it plays the expected-penalty rule. In the rollouts
+there are no redemption or joker lay-offs.
 
 Parameters: ``samples`` deals per decision, ``budget`` seconds per decision (it stops adding
 deals past it, after ``min_samples``; ``None``: no limit, so play is exactly reproducible from
@@ -46,6 +47,11 @@ from tt_env.encoding.observation import observation_layout
 from tt_env.game.cards import NUM_KINDS
 from tt_env.valuation.heuristics import CompiledExpectedPenalty, ExpectedPenalty
 from tt_env.valuation.values import Seen, valuation_for
+
+try:  # built at install from search.h; without a C compiler the agent plays the rule
+    from tt_env.agents import _csearch
+except ImportError:
+    _csearch = None
 
 CHUNK = 8  # deals per compiled call between looks at the clock
 ROLLOUTS = ("greedy", "counting", "counting-self")  # who plays the rollouts how
@@ -82,21 +88,18 @@ class SearchAgent(BaseAgent):
         self.margin = int(margin)
         self.confidence = float(confidence)
         self.horizon = int(horizon)
+        if self.horizon < 0:
+            raise ValueError(f"horizon must be 0 (none) or more turns, got {horizon!r}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
         self.rollout = rollout
         self.valuation = valuation_for(self.rules)
         self.rule = ExpectedPenalty(candidates=max(self.candidates, 4), margin=margin)
         self._compiled = None  # the rule's compiled twin, built on first use
-        r = self.rule
-        self._params = np.array(  # the rule's parameters for counting rollouts
-            [r.lookahead, r.feed_cost, r.wild_feed_cost, r.candidates, r.margin], np.float64
-        )
-        self._deck = self.valuation.deck.astype(np.int64)
+        self._searcher = None  # the compiled deals and rollouts, built on first use
         lay = observation_layout(num_players).slices
         self._sizes = lay["hand_size"]
         self._went_out = lay["went_out"]
-        self._jit = None
         self.searched = 0  # decisions searched (for benchmarks)
         self.seconds = 0.0  # time spent searching, and the longest search
         self.longest = 0.0
@@ -105,10 +108,10 @@ class SearchAgent(BaseAgent):
         self._explained = None  # (observation, {action: mean}) of the last search, for explain
 
     def __getstate__(self) -> dict:
-        # The compiled code's entry points do not pickle or copy: rebuilt on first use.
+        # The compiled objects do not pickle or copy: rebuilt on first use.
         state = self.__dict__.copy()
         state["_compiled"] = None
-        state["_jit"] = None
+        state["_searcher"] = None
         return state
 
     # -------------------------------------------------------------- acting
@@ -125,7 +128,7 @@ class SearchAgent(BaseAgent):
         if action is None:  # not served by the compiled rule: the Python rule
             return self._python_rule(seen, mask)
         if seen.draw_phase:
-            take, now = int(compiled.info[1]), int(compiled.info[2])
+            take, now = compiled.draw_values()
             if take < 0 or take >= now:
                 return action  # one draw possible, or the top discard does not help
             other = DRAW_STOCK_ACTION if action == TAKE_DISCARD_ACTION else TAKE_DISCARD_ACTION
@@ -181,80 +184,63 @@ class SearchAgent(BaseAgent):
 
         return kernel_of(solver_config(self.rules, wild_rank, None))
 
+    def _new_searcher(self):
+        """The compiled deals and rollouts for these rules and settings (it keeps the random
+        generator's state, seeded once per search)."""
+        r = self.rule
+        greedy, counting = _csearch.GREEDY, _csearch.COUNTING
+        mine = greedy if self.rollout == "greedy" else counting
+        others = counting if self.rollout == "counting" else greedy
+        return _csearch.Searcher(
+            num_players=self.num_players,
+            deck=[int(c) for c in self.valuation.deck],
+            turn_cap=self.rules.turn_cap,
+            discard_drawn_upcard=bool(self.rules.discard_drawn_upcard),
+            horizon=self.horizon,
+            policy=[mine] + [others] * (self.num_players - 1),
+            lookahead=r.lookahead,
+            feed_cost=r.feed_cost,
+            wild_feed_cost=r.wild_feed_cost,
+            candidates=r.candidates,
+            margin=r.margin,
+        )
+
     def rollouts(self, observation: np.ndarray, seen: Seen, actions: list[int]):
         """The results of the deals (see :meth:`choose`), or None when the solver's kernel
-        does not serve these rules."""
+        does not serve these rules (or the compiled kernels are not built)."""
         kernel = self._kernel(seen.wild_rank)
-        if kernel is None:
+        if kernel is None or _csearch is None:
             return None
-        if self._jit is None:
-            from tt_env.agents import _search_jit
-
-            self._jit = _search_jit
-        jit = self._jit
-        n = self.num_players
-        me_hand = seen.hand.astype(np.uint8)
-        known = seen.known.astype(np.int64)
-        sizes = np.rint(observation[self._sizes]).astype(np.int64)
-        went = np.flatnonzero(observation[self._went_out] > 0.5)
+        if self._searcher is None:
+            self._searcher = self._new_searcher()
+        searcher = self._searcher
         below = seen.discard_below
         pile = np.repeat(np.arange(NUM_KINDS), below).astype(np.int64)
+        self.rng.shuffle(pile)  # the order below the top is not in the observation
         if seen.top_discard >= 0:
             pile = np.append(pile, seen.top_discard)
-        self.rng.shuffle(pile[: len(pile) - (1 if seen.top_discard >= 0 else 0)])
-        pile_buf = np.zeros(1024, np.int64)
-        pile_buf[: len(pile)] = pile
+        went = np.flatnonzero(observation[self._went_out] > 0.5)
         cap = self.rules.turn_cap
-        sim0 = np.zeros(jit.SIM_SIZE, np.int64)
-        sim0[jit.S_CURRENT] = 0
-        sim0[jit.S_PHASE] = jit.DRAW if seen.draw_phase else jit.DISCARD
-        sim0[jit.S_DRAWN] = seen.drawn_upcard
-        sim0[jit.S_WENT_OUT] = int(went[0]) if went.size else -1
-        sim0[jit.S_TURNS] = cap - int(round(seen.turns_left * cap))
-        sim0[jit.S_TURN_CAP] = cap
-        sim0[jit.S_DDU] = int(self.rules.discard_drawn_upcard)
-        sim0[jit.S_N] = n
-        sim0[jit.S_HORIZON] = self.horizon
-        # A draw's own discard does not count: the horizon is in whole turns after this one.
-        sim0[jit.S_MINE] = -1 if seen.draw_phase else 0
-        acts = np.array(actions, np.int64)
-        policy = np.full(n, jit.GREEDY if self.rollout == "greedy" else jit.COUNTING, np.int64)
-        params = self._params
-        if self.rollout == "counting-self":
-            policy[1:] = jit.GREEDY
+        position = dict(
+            hand=seen.hand.astype(np.uint8),
+            known=seen.known.astype(np.int64),
+            sizes=np.rint(observation[self._sizes]).astype(np.int64),
+            unseen=seen.unseen.astype(np.int64),
+            stock_size=seen.stock_size,
+            pile=pile,
+            draw_phase=seen.draw_phase,
+            drawn_upcard=seen.drawn_upcard,
+            went_out=int(went[0]) if went.size else -1,
+            turns=cap - int(round(seen.turns_left * cap)),
+            actions=np.array(actions, np.int64),
+        )
         results = np.zeros((self.samples, len(actions)), np.float64)
-        pool = seen.unseen.astype(np.int64)
-        jit.seed(int(self.rng.integers(2**31 - 1)))
+        searcher.seed(int(self.rng.integers(2**31 - 1)))
         start = time.perf_counter()
         done = 0
         while done < self.samples:
             chunk = min(CHUNK, self.samples - done)
-            jit.search(
-                0,
-                me_hand,
-                known,
-                sizes,
-                pool,
-                seen.stock_size,
-                pile_buf,
-                len(pile),
-                sim0,
-                acts,
-                len(actions),
-                chunk,
-                self._deck,
-                policy,
-                params,
-                kernel.w,
-                kernel.par,
-                kernel.TT,
-                kernel.mkeys,
-                kernel.mv,
-                kernel.mdw,
-                kernel.ws,
-                kernel.wr,
-                results[done : done + chunk],
-            )
+            searcher.search(kernel.c, results=results[done : done + chunk], **position)
             done += chunk
             if (
                 self.budget is not None

@@ -28,6 +28,11 @@ from tt_env.encoding.actions import (
 from tt_env.game.cards import JOKER, NUM_KINDS, NUM_RANKS
 from tt_env.valuation.values import Seen, Valuation
 
+try:  # built at install from rule.h; without a C compiler the Python rule plays
+    from tt_env.valuation import _crule
+except ImportError:
+    _crule = None
+
 __all__ = ["CompiledExpectedPenalty", "ExpectedPenalty", "feed_cost"]
 
 
@@ -110,9 +115,10 @@ class ExpectedPenalty:
 
 class CompiledExpectedPenalty:
     """:class:`ExpectedPenalty` for one seat count and rules, through its compiled twin
-    (``tt_env.valuation.heuristics_jit``): one call per decision, the same decisions. ``act``
-    returns None when the compiled code does not serve the rules (a cap on wilds per meld, or no
-    numba) or a hand it cannot certify: then ask the Python rule."""
+    (``tt_env.valuation._crule``, built at install from ``rule.h``): one call per decision, the
+    same decisions. ``act`` returns None when the compiled code does not serve the rules (a cap
+    on wilds per meld, or the kernels are not built) or a hand it cannot certify: then ask the
+    Python rule."""
 
     def __init__(self, rule: ExpectedPenalty, rules) -> None:
         from tt_env.encoding.observation import observation_layout
@@ -120,58 +126,42 @@ class CompiledExpectedPenalty:
 
         self.rule = rule
         kernels = [kernel_of(solver_config(rules, w, None)) for w in range(1, NUM_RANKS + 1)]
-        self.ok = all(k is not None for k in kernels)
+        self.ok = _crule is not None and all(k is not None for k in kernels)
         if not self.ok:
             return
-        from tt_env.game.melds import KernelEntry
-        from tt_env.valuation import heuristics_jit as pj
-
-        self._pj = pj
-        self._call = KernelEntry(pj.decide_observation)
-        pars = np.zeros((NUM_RANKS + 1, kernels[0].par.size), np.int64)
-        for w, kernel in enumerate(kernels, start=1):
-            pars[w] = kernel.par
-        deck = np.full(NUM_KINDS, rules.decks, np.int64)
+        layout = observation_layout(rules.num_players)
+        deck = [rules.decks] * NUM_KINDS
         deck[JOKER] = rules.decks * rules.jokers_per_deck
-        params = np.array(
-            [rule.lookahead, rule.feed_cost, rule.wild_feed_cost, rule.candidates, rule.margin],
-            np.float64,
-        )
-        k0 = kernels[0]
-        self.short_k = np.zeros(NUM_KINDS, np.int64)
-        self.short_v = np.zeros(NUM_KINDS, np.float64)
-        self.info = np.zeros(4, np.int64)
-        self._args = (
-            pj.layout_array(observation_layout(rules.num_players)),
-            rules.num_players,
-            deck,
-            bool(rules.discard_drawn_upcard),
-            params,
-            pars,
-            k0.TT,
-            k0.mkeys,
-            k0.mv,
-            k0.mdw,
-            k0.ws,
-            k0.wr,
-            self.short_k,
-            self.short_v,
-            self.info,
+        self._rule = _crule.Rule(
+            [k.c for k in kernels],
+            {name: layout.slices[name].start for name in _crule.PIECES},
+            layout.size,
+            num_players=rules.num_players,
+            deck=deck,
+            discard_drawn_upcard=bool(rules.discard_drawn_upcard),
+            lookahead=rule.lookahead,
+            feed_cost=rule.feed_cost,
+            wild_feed_cost=rule.wild_feed_cost,
+            candidates=rule.candidates,
+            margin=rule.margin,
         )
 
     def act(self, observation: np.ndarray, mask: np.ndarray) -> int | None:
-        """The rule's action, or None (see the class docstring). After a discard decision
-        :meth:`shortlist` gives the candidates it weighed."""
+        """The rule's action, or None (see the class docstring). After a draw decision
+        :meth:`draw_values` gives the penalties it compared, after a discard decision
+        :meth:`shortlist` the candidates it weighed."""
         if not self.ok:
             return None
-        obs = np.asarray(observation, np.float32)
-        action = self._call(obs, np.asarray(mask, np.int8), *self._args)
-        return None if action < 0 else int(action)
+        action = self._rule.decide(
+            np.ascontiguousarray(observation, np.float32), np.ascontiguousarray(mask, np.int8)
+        )
+        return None if action < 0 else action
+
+    def draw_values(self) -> tuple[int, int]:
+        """The last draw decision's (penalty after taking the top discard, penalty now); -1
+        when the choice needed no valuation (one draw possible, or nothing to take)."""
+        return self._rule.take, self._rule.now
 
     def shortlist(self) -> list[tuple[int, float]]:
         """The last discard decision's shortlist as (action, value) pairs, best first."""
-        n = int(self.info[0])
-        return [
-            (DISCARD_ACTION_BASE + int(k), float(v))
-            for k, v in zip(self.short_k[:n], self.short_v[:n])
-        ]
+        return [(DISCARD_ACTION_BASE + k, v) for k, v in self._rule.shortlist]

@@ -1,0 +1,384 @@
+/* tt_env.valuation._crule: the expected-penalty rule (the play of `counting`), compiled
+   (rule.h).
+
+   Rule(kernels, layout, observation_size, *, num_players, deck, discard_drawn_upcard,
+   lookahead, feed_cost, wild_feed_cost, candidates, margin) holds the rule's parameters, where
+   the pieces it reads sit in the observation (`layout`: PIECES -> offset) and the solver
+   Kernels of wild ranks 1..13 (tt_env.game.melds._csolver); tt_env.valuation.heuristics
+   builds it (CompiledExpectedPenalty). Rule.decide(observation, mask) is the rule's action for
+   the seat whose observation and action mask these are, -1 when the solver cannot certify a
+   value it needs (the Python rule then decides); afterwards `shortlist`, `take` and `now` say
+   what it weighed.
+
+   Nothing reaches the C code unchecked: the arrays through the buffer protocol (element type,
+   length, C order; no numpy at build time), every piece of the layout inside the observation,
+   and every count the rule reads from an observation (a whole number of cards, 0..255). A bad
+   argument raises TypeError or ValueError naming it. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "game/melds/_csolver.h"
+#include "valuation/rule.h"
+
+#define MAX_COPIES 255 /* a count of cards the rule reads (a hand is uint8 counts) */
+
+/* The pieces of the observation the rule reads, and their widths (per seat for `known`). */
+static const char *const PIECES[] = {"hand",  "top_discard", "discard_below", "table",
+                                     "wild_rank", "phase", "final_turn", "known"};
+static const Py_ssize_t PIECE_WIDTHS[] = {53, 53, 53, 53, 13, 1, 1, 53};
+#define NUM_PIECES 8
+
+/* ------------------------------------------------------------------ buffers */
+
+/* Whether a buffer's struct-module format is one item of a type among `codes` (with a byte
+   order prefix only when it is this machine's). */
+static int format_is(const Py_buffer *view, const char *codes) {
+    const char *f = view->format ? view->format : "B";
+    const uint16_t probe = 1;
+    const char native = *(const char *)&probe ? '<' : '>';
+    if (*f == '@' || *f == '=' || *f == native) f++;
+    return f[0] != '\0' && f[1] == '\0' && strchr(codes, f[0]) != NULL;
+}
+
+/* Get `obj`'s buffer into `view`: a C-contiguous 1-D array of `length` items of one of the
+   struct-module `codes`, of `itemsize` bytes. 0 with a TypeError or ValueError naming `what`
+   (and no buffer held) otherwise. */
+static int get_vector(PyObject *obj, Py_buffer *view, const char *what, const char *codes,
+                      Py_ssize_t itemsize, const char *type_name, Py_ssize_t length) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_RECORDS_RO) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be an array of %s, not %.100s", what, type_name,
+                     Py_TYPE(obj)->tp_name);
+        return 0;
+    }
+    if (!format_is(view, codes) || view->itemsize != itemsize) {
+        PyErr_Format(PyExc_TypeError, "%s must be an array of %s, got format '%s'", what,
+                     type_name, view->format ? view->format : "B");
+    } else if (view->ndim != 1 || view->shape[0] != length) {
+        PyErr_Format(PyExc_ValueError, "%s must be a 1-D array of %zd values", what, length);
+    } else if (!PyBuffer_IsContiguous(view, 'C')) {
+        PyErr_Format(PyExc_ValueError, "%s must be C-contiguous", what);
+    } else {
+        return 1;
+    }
+    PyBuffer_Release(view);
+    return 0;
+}
+
+/* An integer (any object with __index__, as numpy's) in lo..hi, or 0 with an exception
+   naming `what`. */
+static int get_int(PyObject *obj, int64_t lo, int64_t hi, int64_t *out, const char *what) {
+    PyObject *index = PyNumber_Index(obj);
+    if (index == NULL) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be an integer, not %.100s", what,
+                     Py_TYPE(obj)->tp_name);
+        return 0;
+    }
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+    Py_DECREF(index);
+    if (overflow || v < lo || v > hi) {
+        PyErr_Format(PyExc_ValueError, "%s must be %lld..%lld, got %R", what, (long long)lo,
+                     (long long)hi, obj);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+/* A ValueError "<what> must be <must>, got <x>". */
+static void bad_number(const char *what, const char *must, double x) {
+    PyObject *value = PyFloat_FromDouble(x);
+    if (value == NULL) return;
+    PyErr_Format(PyExc_ValueError, "%s must be %s, got %R", what, must, value);
+    Py_DECREF(value);
+}
+
+/* The expected-penalty rule's parameters (lookahead, feed_cost, wild_feed_cost, candidates,
+   margin: finite numbers, candidates truncated like int()) into rule, or 0 with an exception
+   naming the one that is not. */
+static int get_rule(PyObject *const *params, int discard_drawn_upcard, tt_rule *rule) {
+    static const char *const names[] = {"lookahead", "feed_cost", "wild_feed_cost", "candidates",
+                                        "margin"};
+    double v[5];
+    for (int i = 0; i < 5; i++) {
+        v[i] = PyFloat_AsDouble(params[i]);
+        if (v[i] == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "%s must be a number, not %.100s", names[i],
+                         Py_TYPE(params[i])->tp_name);
+            return 0;
+        }
+        if (!isfinite(v[i])) {
+            bad_number(names[i], "a finite number", v[i]);
+            return 0;
+        }
+    }
+    if (!(fabs(v[3]) < 9007199254740992.0)) { /* 2**53: past it, no longer a whole number */
+        bad_number(names[3], "a whole number below 2**53", v[3]);
+        return 0;
+    }
+    *rule = (tt_rule){
+        .lookahead = v[0],
+        .feed_cost = v[1],
+        .wild_feed_cost = v[2],
+        .candidates = (int64_t)v[3],
+        .margin = v[4],
+        .discard_drawn_upcard = discard_drawn_upcard != 0,
+    };
+    return 1;
+}
+
+/* ------------------------------------------------------------------ Rule */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *kernels[13];      /* the solver Kernels of wild ranks 1..13 (references held) */
+    tt_rule rule;
+    tt_observation lay;
+    Py_ssize_t observation_size;
+    tt_decision last;           /* what the last decision weighed */
+} RuleObject;
+
+static void Rule_dealloc(RuleObject *self) {
+    for (int i = 0; i < 13; i++) Py_XDECREF(self->kernels[i]);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* kernels: 13 solver Kernels, the wild ranks' in order. */
+static int set_kernels(RuleObject *self, PyObject *kernels) {
+    PyObject *seq = PySequence_Fast(kernels, "kernels must be a sequence of 13 solver Kernels");
+    if (seq == NULL) return 0;
+    int ok = PySequence_Fast_GET_SIZE(seq) == 13;
+    if (!ok)
+        PyErr_Format(PyExc_ValueError, "kernels must hold 13 solver Kernels (wild ranks 1..13), "
+                     "got %zd", PySequence_Fast_GET_SIZE(seq));
+    for (Py_ssize_t i = 0; ok && i < 13; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        ok = tt_kernel_of(item, "every item of kernels") != NULL;
+        if (ok) {
+            Py_INCREF(item);
+            self->kernels[i] = item;
+        }
+    }
+    Py_DECREF(seq);
+    return ok;
+}
+
+/* layout: PIECES -> offset in an observation of observation_size values; every piece must lie
+   inside it (num_players rows of `known`). */
+static int set_layout(RuleObject *self, PyObject *layout) {
+    if (!PyDict_Check(layout)) {
+        PyErr_Format(PyExc_TypeError, "layout must be a dict of piece offsets, not %.100s",
+                     Py_TYPE(layout)->tp_name);
+        return 0;
+    }
+    int64_t offsets[NUM_PIECES];
+    for (int i = 0; i < NUM_PIECES; i++) {
+        PyObject *value = PyDict_GetItemString(layout, PIECES[i]); /* borrowed */
+        if (value == NULL) {
+            PyErr_Format(PyExc_ValueError, "layout has no offset of the piece '%s'", PIECES[i]);
+            return 0;
+        }
+        Py_ssize_t width = PIECE_WIDTHS[i] * (i == NUM_PIECES - 1 ? self->lay.num_players : 1);
+        if (width > self->observation_size) {
+            PyErr_Format(PyExc_ValueError, "observation_size %zd cannot hold the piece '%s'",
+                         self->observation_size, PIECES[i]);
+            return 0;
+        }
+        char what[64];
+        snprintf(what, sizeof what, "layout['%s']", PIECES[i]);
+        if (!get_int(value, 0, self->observation_size - width, &offsets[i], what)) return 0;
+    }
+    tt_observation *lay = &self->lay;
+    lay->hand = offsets[0];
+    lay->top_discard = offsets[1];
+    lay->discard_below = offsets[2];
+    lay->table = offsets[3];
+    lay->wild_rank = offsets[4];
+    lay->phase = offsets[5];
+    lay->final_turn = offsets[6];
+    lay->known = offsets[7];
+    return 1;
+}
+
+/* deck: the copies of each of the 53 card kinds in play. */
+static int set_deck(RuleObject *self, PyObject *deck) {
+    PyObject *seq = PySequence_Fast(deck, "deck must be a sequence of 53 counts");
+    if (seq == NULL) return 0;
+    int ok = PySequence_Fast_GET_SIZE(seq) == 53;
+    if (!ok)
+        PyErr_Format(PyExc_ValueError, "deck must hold 53 counts, got %zd",
+                     PySequence_Fast_GET_SIZE(seq));
+    for (Py_ssize_t k = 0; ok && k < 53; k++)
+        ok = get_int(PySequence_Fast_GET_ITEM(seq, k), 0, MAX_COPIES, &self->lay.deck[k],
+                     "every count of deck");
+    Py_DECREF(seq);
+    return ok;
+}
+
+static PyObject *Rule_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    static char *names[] = {"kernels",   "layout",    "observation_size", "num_players",
+                            "deck",      "discard_drawn_upcard", "lookahead", "feed_cost",
+                            "wild_feed_cost", "candidates", "margin", NULL};
+    PyObject *kernels, *layout, *size, *players, *deck, *params[5];
+    int ddu;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO$OOpOOOOO:Rule", names, &kernels, &layout,
+                                     &size, &players, &deck, &ddu, &params[0], &params[1],
+                                     &params[2], &params[3], &params[4]))
+        return NULL;
+    RuleObject *self = (RuleObject *)type->tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    int64_t n;
+    if (!get_int(size, 1, PY_SSIZE_T_MAX, &n, "observation_size") ||
+        !get_int(players, 2, TT_MAX_SEATS, &self->lay.num_players, "num_players") ||
+        !get_rule(params, ddu, &self->rule)) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->observation_size = (Py_ssize_t)n;
+    if (!set_kernels(self, kernels) || !set_layout(self, layout) || !set_deck(self, deck)) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->last.take = self->last.now = -1;
+    return (PyObject *)self;
+}
+
+/* Every count the rule reads from `obs` (the hand, the discard pile below the top, the table,
+   what the other seats are known to hold) must round to a number of cards 0..255. */
+static int check_counts(const RuleObject *self, const float *obs) {
+    const tt_observation *lay = &self->lay;
+    struct {
+        const char *name;
+        int64_t at, width;
+    } read[] = {
+        {"hand", lay->hand, 53},
+        {"discard_below", lay->discard_below, 53},
+        {"table", lay->table, 53},
+        {"known", lay->known + 53, 53 * (lay->num_players - 1)},
+    };
+    for (size_t i = 0; i < sizeof read / sizeof *read; i++) {
+        for (int64_t j = 0; j < read[i].width; j++) {
+            double x = obs[read[i].at + j], r = rint(x);
+            if (!(r >= 0 && r <= MAX_COPIES)) {
+                char what[80];
+                snprintf(what, sizeof what, "observation[%lld] (the piece '%s')",
+                         (long long)(read[i].at + j), read[i].name);
+                bad_number(what, "a count of cards 0..255", x);
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* decide(observation, mask): the rule's action (-1: not certified, ask the Python rule). */
+static PyObject *Rule_decide(RuleObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "decide() takes 2 arguments (observation, mask), %zd given",
+                     nargs);
+        return NULL;
+    }
+    Py_buffer obs, mask;
+    if (!get_vector(args[0], &obs, "observation", "f", 4, "float32", self->observation_size))
+        return NULL;
+    if (!get_vector(args[1], &mask, "mask", "bB?", 1, "int8, uint8 or bool", TT_NUM_ACTIONS)) {
+        PyBuffer_Release(&obs);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    if (check_counts(self, obs.buf)) {
+        int64_t wild_rank = tt_observed_wild_rank(&self->lay, obs.buf);
+        const tt_solver *S = &((tt_KernelObject *)self->kernels[wild_rank - 1])->s;
+        int64_t action =
+            tt_decide_observation(S, &self->rule, &self->lay, obs.buf, mask.buf, &self->last);
+        result = PyLong_FromLongLong(action);
+    }
+    PyBuffer_Release(&obs);
+    PyBuffer_Release(&mask);
+    return result;
+}
+
+static PyObject *Rule_get_shortlist(RuleObject *self, void *closure) {
+    PyObject *out = PyTuple_New(self->last.shortlist);
+    for (int64_t i = 0; out != NULL && i < self->last.shortlist; i++) {
+        PyObject *pair = Py_BuildValue("(Ld)", (long long)self->last.short_kind[i],
+                                       self->last.short_value[i]);
+        if (pair == NULL) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyTuple_SET_ITEM(out, i, pair);
+    }
+    return out;
+}
+
+static PyObject *Rule_get_take(RuleObject *self, void *closure) {
+    return PyLong_FromLongLong(self->last.take);
+}
+
+static PyObject *Rule_get_now(RuleObject *self, void *closure) {
+    return PyLong_FromLongLong(self->last.now);
+}
+
+static PyMethodDef Rule_methods[] = {
+    {"decide", (PyCFunction)(void (*)(void))Rule_decide, METH_FASTCALL,
+     "decide(observation, mask): the rule's action for the seat whose observation (float32) "
+     "and action mask (108 int8) these are; -1 when the solver cannot certify a value it needs."},
+    {NULL},
+};
+
+static PyGetSetDef Rule_getset[] = {
+    {"shortlist", (getter)Rule_get_shortlist, NULL,
+     "The last discard decision's candidates as (kind, value) pairs, best first; empty when "
+     "it needed no look-ahead.",
+     NULL},
+    {"take", (getter)Rule_get_take, NULL,
+     "The last draw decision's penalty after taking the top discard (-1: not valued).", NULL},
+    {"now", (getter)Rule_get_now, NULL,
+     "The last draw decision's penalty of the hand as it was (-1: not valued).", NULL},
+    {NULL},
+};
+
+static PyTypeObject RuleType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tt_env.valuation._crule.Rule",
+    .tp_basicsize = sizeof(RuleObject),
+    .tp_dealloc = (destructor)Rule_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The expected-penalty rule for one rule set and its parameters (see the module).",
+    .tp_new = Rule_new,
+    .tp_methods = Rule_methods,
+    .tp_getset = Rule_getset,
+};
+
+/* ------------------------------------------------------------------ module */
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "tt_env.valuation._crule",
+    .m_doc = "The expected-penalty rule (the play of counting), compiled: see Rule.",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC PyInit__crule(void) {
+    if (PyType_Ready(&RuleType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    PyObject *pieces = Py_BuildValue("(ssssssss)", PIECES[0], PIECES[1], PIECES[2], PIECES[3],
+                                     PIECES[4], PIECES[5], PIECES[6], PIECES[7]);
+    if (pieces == NULL || PyModule_AddObject(m, "PIECES", pieces) < 0) {
+        Py_XDECREF(pieces);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&RuleType);
+    if (PyModule_AddObject(m, "Rule", (PyObject *)&RuleType) < 0) {
+        Py_DECREF(&RuleType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

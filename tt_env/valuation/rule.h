@@ -1,0 +1,313 @@
+/* The expected-penalty rule's compiled kernel: the play of `counting`, and of every seat in the
+   search agent's counting rollouts (the rule itself: tt_env.valuation.heuristics.ExpectedPenalty).
+
+   Plain C, header only (every function static): the rule's extension module (_crule.c)
+   includes it, and so does the search agent's (agents/_csearch.c), which calls tt_decide() on
+   its simulated tables. It knows nothing of Python: the bindings check every input before it
+   reaches this code.
+
+   tt_decide() works on a seat's position (tt_position: its hand, the cards it has not seen,
+   what the next seat is known to hold, the legal moves), so that the rollouts call it on a
+   simulated table; tt_decide_observation() reads the position from an observation vector and
+   an action mask first, as the agents do. Both make the Python rule's decisions, with its
+   sorts and tie-breaks; where the solver cannot certify a value they need they answer -1 and
+   the caller asks the Python rule. Tests check both on recorded positions.
+
+   The rule, in short (the Python class has the full text):
+   - draw: take the top discard when the penalty after taking it (and the best discard
+     allowed) is below both the penalty now and the expected penalty after a stock draw;
+   - discard: go out when possible; else rank the allowed discards by the penalty they leave
+     plus a feed cost, and among the `candidates` best within `margin` points choose the lowest
+     penalty - lookahead * (penalty - expected after the next draw) + feed cost. On the final
+     turn (or with no look-ahead) only the penalty and the feed cost count.
+
+   Card kinds: k = 13 * suit + position (position 0 the ace .. 12 the king), 52 the joker;
+   a hand is 53 counts. */
+
+#ifndef TT_RULE_H
+#define TT_RULE_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "game/melds/solver.h"
+
+/* The values are float64 sums and products as in the Python rule, which compares them
+   exactly: no fused multiply-add may change a rounding (gcc keeps them apart under -std=c11;
+   clang needs the pragma). */
+#pragma STDC FP_CONTRACT OFF
+
+/* The action ids (tt_env.encoding.actions). */
+#define TT_STOCK 0
+#define TT_TAKE 1
+#define TT_DISCARD_BASE 2 /* discard kind k: 2 + k */
+#define TT_GO_OUT_BASE 55 /* go out discarding kind k: 55 + k */
+#define TT_NUM_ACTIONS 108
+
+#define TT_BIG ((int64_t)1 << 40) /* above every penalty */
+#define TT_MAX_SEATS 8            /* Rules: 2..8 players */
+
+/* The rule's parameters (ExpectedPenalty's fields) and the one rule option it reads. */
+typedef struct {
+    double lookahead;      /* weight of the next draw's expected gain in a discard's value */
+    double feed_cost;      /* points charged for a card the next seat is known to collect */
+    double wild_feed_cost; /* points charged for discarding a wild card */
+    int64_t candidates;    /* the lowest-penalty discards that get the look-ahead */
+    double margin;         /* ... within this many points of the best */
+    bool discard_drawn_upcard;
+} tt_rule;
+
+/* One seat about to move, as the rule sees it. The hand is changed during the call and put
+   back as it was. */
+typedef struct {
+    uint8_t *hand;              /* [53] */
+    const int64_t *unseen;      /* [53] the copies it has not seen (stock or hidden hands) */
+    const int64_t *next_known;  /* [53] what the next seat is known to hold */
+    int64_t top_discard;        /* -1: the discard pile is empty */
+    bool draw_phase;
+    bool final_turn;            /* someone went out: this is the seat's last turn */
+    bool can_stock, can_take;   /* the legal draws (draw phase) */
+    const uint8_t *allowed;     /* [53] the legal discards (discard phase) */
+    const uint8_t *go_ok;       /* [53] the legal go-outs (discard phase) */
+} tt_position;
+
+/* What a decision weighed, for the search agent (it searches among these). */
+typedef struct {
+    int64_t take; /* draw phase: the penalty after taking (-1: not valued) */
+    int64_t now;  /* draw phase: the penalty now (when take was valued) */
+    int64_t shortlist;            /* discard phase: the candidates weighed (0: no look-ahead) */
+    int64_t short_kind[53];       /* ... best first */
+    double short_value[53];
+} tt_decision;
+
+/* The expected penalty of `hand` after one draw among `unseen` and its best discard
+   (valuation's expected_after_draw); -1.0 when the solver cannot certify it. */
+static double tt_expected(const tt_solver *S, const uint8_t *hand, const int64_t *unseen) {
+    int64_t after[53], dv[53];
+    int64_t total = 0;
+    for (int k = 0; k < 53; k++) total += unseen[k];
+    int64_t value = tt_after_draw_values(S, hand, unseen, after, dv);
+    if (value < 0) return -1.0;
+    if (total <= 0) return (double)value;
+    int64_t acc = 0;
+    for (int x = 0; x < 53; x++) {
+        if (unseen[x] > 0) {
+            if (after[x] < 0) return -1.0;
+            acc += after[x] * unseen[x];
+        }
+    }
+    return (double)acc / (double)total;
+}
+
+/* The feed cost of discarding kind k (heuristics.feed_cost): a wild card, or a card of a rank
+   the next seat is known to collect, or of its suit within two ranks of one. */
+static double tt_feed(const tt_rule *rule, int64_t k, int64_t w, const int64_t *next_known) {
+    if (k == 52 || k % 13 == w) return rule->wild_feed_cost;
+    int64_t suit = k / 13, r = k % 13;
+    for (int s = 0; s < 4; s++)
+        if (next_known[s * 13 + r]) return rule->feed_cost;
+    static const int near[4] = {-2, -1, 1, 2};
+    for (int i = 0; i < 4; i++) {
+        int64_t q = r + near[i];
+        if (q >= 0 && q < 13 && next_known[suit * 13 + q]) return rule->feed_cost;
+    }
+    return 0.0;
+}
+
+/* Whether a comes before b in the order (key, penalty, -card points, -kind). */
+static bool tt_before(double a_key, int64_t a_pen, int64_t a_par, int64_t a_k, double b_key,
+                      int64_t b_pen, int64_t b_par, int64_t b_k) {
+    if (a_key != b_key) return a_key < b_key;
+    if (a_pen != b_pen) return a_pen < b_pen;
+    if (a_par != b_par) return a_par > b_par;
+    return a_k > b_k;
+}
+
+/* The draw: TT_STOCK or TT_TAKE, or -1. */
+static int64_t tt_decide_draw(const tt_solver *S, const tt_rule *rule, const tt_position *pos,
+                              tt_decision *out) {
+    if (!pos->can_stock) return TT_TAKE;
+    if (!pos->can_take || pos->top_discard < 0) return TT_STOCK;
+    uint8_t *hand = pos->hand;
+    int64_t top = pos->top_discard;
+    int64_t dv[53];
+    int64_t now = tt_evaluate(S, hand, 0);
+    /* the card taken may not go straight back, unless the rules allow it or another copy is
+       held (RULES.md) */
+    int64_t banned = (!rule->discard_drawn_upcard && hand[top] == 0) ? top : -1;
+    hand[top] += 1;
+    int64_t value = tt_discard_values(S, hand, dv);
+    hand[top] -= 1;
+    if (now < 0 || value < 0) return -1;
+    int64_t take = TT_BIG, any = TT_BIG;
+    for (int k = 0; k < 53; k++) {
+        if (dv[k] == -1) return -1;
+        if (dv[k] >= 0) {
+            if (dv[k] < any) any = dv[k];
+            if (k != banned && dv[k] < take) take = dv[k];
+        }
+    }
+    if (take == TT_BIG) take = any; /* only the card taken can go: it goes back */
+    out->take = take;
+    out->now = now;
+    if (take >= now) return TT_STOCK; /* the discard does not help at all */
+    double stock = tt_expected(S, hand, pos->unseen);
+    if (stock < 0) return -1;
+    return (double)take < stock ? TT_TAKE : TT_STOCK;
+}
+
+/* The discard or the go-out: TT_DISCARD_BASE + k or TT_GO_OUT_BASE + k, or -1. */
+static int64_t tt_decide_discard(const tt_solver *S, const tt_rule *rule, const tt_position *pos,
+                                 tt_decision *out) {
+    const int64_t *par = S->par;
+    int64_t w = S->w;
+    int64_t dv[53];
+    if (tt_discard_values(S, pos->hand, dv) < 0) return -1;
+    for (int k = 0; k < 53; k++)
+        if (dv[k] == -1) return -1;
+    /* go out whenever possible: with the card worth most, then the highest kind */
+    int64_t out_k = -1;
+    for (int64_t k = 0; k < 53; k++) {
+        if (pos->go_ok[k] && dv[k] == 0 &&
+            (out_k < 0 || par[k] > par[out_k] || (par[k] == par[out_k] && k > out_k)))
+            out_k = k;
+    }
+    if (out_k >= 0) return TT_GO_OUT_BASE + out_k;
+    /* the legal discards ranked by (penalty + feed cost, -points, -kind); insertion sort:
+       a dozen cards at most */
+    int64_t kinds[53];
+    double keys[53];
+    int m = 0;
+    for (int64_t k = 0; k < 53; k++) {
+        if (pos->allowed[k]) {
+            kinds[m] = k;
+            keys[m] = (double)dv[k] + tt_feed(rule, k, w, pos->next_known);
+            m++;
+        }
+    }
+    if (m == 0) return -1; /* no legal discard: not a position of the game */
+    for (int i = 1; i < m; i++) {
+        for (int j = i; j > 0 && tt_before(keys[j], 0, par[kinds[j]], kinds[j], keys[j - 1], 0,
+                                           par[kinds[j - 1]], kinds[j - 1]);
+             j--) {
+            double key = keys[j];
+            keys[j] = keys[j - 1];
+            keys[j - 1] = key;
+            int64_t kind = kinds[j];
+            kinds[j] = kinds[j - 1];
+            kinds[j - 1] = kind;
+        }
+    }
+    if (pos->final_turn || rule->lookahead == 0) return TT_DISCARD_BASE + kinds[0];
+    /* the shortlist: the look-ahead of each candidate within the margin of the best */
+    double floor = keys[0];
+    int64_t n = 0;
+    uint8_t less[53];
+    memcpy(less, pos->hand, sizeof less);
+    int64_t count = rule->candidates < m ? rule->candidates : m;
+    for (int64_t i = 0; i < count; i++) {
+        int64_t k = kinds[i];
+        if (keys[i] > floor + rule->margin) continue;
+        less[k] -= 1;
+        double e = tt_expected(S, less, pos->unseen);
+        less[k] += 1;
+        if (e < 0) return -1;
+        double feed = keys[i] - (double)dv[k];
+        out->short_kind[n] = k;
+        out->short_value[n] = (double)dv[k] - rule->lookahead * ((double)dv[k] - e) + feed;
+        n++;
+    }
+    if (n == 0) return -1; /* no candidate (candidates < 1 or a negative margin) */
+    /* best first: (value, penalty, -points, -kind) */
+    int64_t *sk = out->short_kind;
+    double *sv = out->short_value;
+    for (int64_t i = 1; i < n; i++) {
+        for (int64_t j = i; j > 0 && tt_before(sv[j], dv[sk[j]], par[sk[j]], sk[j], sv[j - 1],
+                                               dv[sk[j - 1]], par[sk[j - 1]], sk[j - 1]);
+             j--) {
+            double v = sv[j];
+            sv[j] = sv[j - 1];
+            sv[j - 1] = v;
+            int64_t kind = sk[j];
+            sk[j] = sk[j - 1];
+            sk[j - 1] = kind;
+        }
+    }
+    out->shortlist = n;
+    return TT_DISCARD_BASE + sk[0];
+}
+
+/* The expected-penalty rule's action for the seat at `pos`: a draw (TT_STOCK/TT_TAKE) in the
+   draw phase, else a discard or a go-out (TT_DISCARD_BASE + k / TT_GO_OUT_BASE + k); -1 when
+   the solver cannot certify a value it needs (the caller then asks the Python rule). `out`
+   gets what it weighed: the draw phase's values, the discard phase's shortlist. */
+static int64_t tt_decide(const tt_solver *S, const tt_rule *rule, const tt_position *pos,
+                         tt_decision *out) {
+    out->take = -1;
+    out->now = -1;
+    out->shortlist = 0;
+    if (pos->draw_phase) return tt_decide_draw(S, rule, pos, out);
+    return tt_decide_discard(S, rule, pos, out);
+}
+
+/* Where tt_decide_observation() reads each observation piece (offsets into the flat vector;
+   tt_env.encoding.observation's layout for the seat count). */
+typedef struct {
+    int64_t hand, top_discard, discard_below, table, wild_rank, phase, final_turn, known;
+    int64_t num_players; /* rows of `known` (2 or more): the observer, then the seats after it */
+    int64_t deck[53];    /* the copies of each card kind in play */
+} tt_observation;
+
+/* An observation's count (of cards) as an integer: the encoder writes whole numbers. */
+static int64_t tt_count(float x) { return (int64_t)rint((double)x); }
+
+/* tt_decide() for the seat whose observation vector `obs` and action mask `mask` (108 entries,
+   non-zero for legal) these are. `S` must be the solver of the observation's wild rank
+   (tt_observed_wild_rank()). The binding has checked every count in `obs` (0..255). */
+static int64_t tt_decide_observation(const tt_solver *S, const tt_rule *rule,
+                                     const tt_observation *lay, const float *obs,
+                                     const uint8_t *mask, tt_decision *out) {
+    uint8_t hand[53], allowed[53], go_ok[53];
+    int64_t unseen[53], next_known[53];
+    int64_t top = -1;
+    for (int k = 0; k < 53; k++) {
+        hand[k] = (uint8_t)tt_count(obs[lay->hand + k]);
+        if (obs[lay->top_discard + k] != 0 && top < 0) top = k;
+    }
+    for (int k = 0; k < 53; k++) {
+        allowed[k] = mask[TT_DISCARD_BASE + k] != 0;
+        go_ok[k] = mask[TT_GO_OUT_BASE + k] != 0;
+        /* unseen: every copy in play less the hand, the discard pile, the table and what the
+           others are known to hold */
+        int64_t u = lay->deck[k] - hand[k] - tt_count(obs[lay->discard_below + k]) -
+                    tt_count(obs[lay->table + k]);
+        for (int64_t s = 1; s < lay->num_players; s++) u -= tt_count(obs[lay->known + s * 53 + k]);
+        if (k == top) u -= 1;
+        unseen[k] = u > 0 ? u : 0;
+        next_known[k] = tt_count(obs[lay->known + 53 + k]);
+    }
+    tt_position pos = {
+        .hand = hand,
+        .unseen = unseen,
+        .next_known = next_known,
+        .top_discard = top,
+        .draw_phase = obs[lay->phase] > 0.5f,
+        .final_turn = obs[lay->final_turn] > 0.5f,
+        .can_stock = mask[TT_STOCK] != 0,
+        .can_take = mask[TT_TAKE] != 0,
+        .allowed = allowed,
+        .go_ok = go_ok,
+    };
+    return tt_decide(S, rule, &pos, out);
+}
+
+/* The wild rank (1..13) of an observation: its one-hot, 1 when none is set. */
+static int64_t tt_observed_wild_rank(const tt_observation *lay, const float *obs) {
+    for (int r = 0; r < 13; r++)
+        if (obs[lay->wild_rank + r] > 0.5f) return r + 1;
+    return 1;
+}
+
+#endif /* TT_RULE_H */
