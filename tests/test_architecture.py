@@ -160,15 +160,15 @@ def test_the_private_names_check_catches_what_it_should():
         "from tt_env.game.melds._config import solver_config\n"  # a private module
         "def f():\n"
         "    from tt_env.game.melds import _kernel_of\n"  # a private name, in a function
-        "    import tt_env.learned._features_jit\n"
+        "    import tt_env.learned._cfeatures\n"
         "from tt_env.game.melds import solve\n"  # public: fine
-        "from tt_env.valuation.heuristics_jit import decide\n"  # own subpackage: fine
+        "from tt_env.valuation._crule import Rule\n"  # own subpackage: fine
     )
     found = private_imports("tt_env.valuation.x", imports_in(source, "tt_env.valuation"))
     assert [f.split(" imports ")[1] for f in found] == [
         "tt_env.game.melds._config solver_config",
         "tt_env.game.melds _kernel_of",
-        "tt_env.learned._features_jit",
+        "tt_env.learned._cfeatures",
     ]
 
 

@@ -461,7 +461,7 @@ def test_the_fast_paths_serve_every_rules_object_equal_ones_too(monkeypatch):
     from tt_env.game import melds
     from tt_env.game.melds import _kernel
 
-    if _kernel.jit_module() is None:
+    if _kernel.kernel_module() is None:
         pytest.skip("the compiled kernel is off")
     first, second = Rules(aces_high=True), Rules(aces_high=True)
     hand = to_counts(parse_cards("3H 4H 5H KS"))
