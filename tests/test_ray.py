@@ -94,7 +94,7 @@ def test_ray_plays_the_games_of_the_pool_exactly(local_ray, tmp_path, monkeypatc
         outputs[name] = tmp_path / f"{name}.json"
         bar = CountingBar()
         monkeypatch.setattr(
-            "tt_env.arena.tournament._progress_bar", lambda total, enabled, bar=bar: bar
+            "tt_env.arena.tournament._progress_bar", lambda total, enabled, warm=0, bar=bar: bar
         )
         assert arena.main([*SHORT, *extra, "--json", str(outputs[name])]) == 0
         assert bar.games == 18
@@ -128,7 +128,8 @@ def test_ctrl_c_on_ray_keeps_the_finished_games_and_resume_plays_the_rest(
     many = ["greedy", "random", "--games", "40", "--episode", "round", "--seed", "3", "-q"]
     with monkeypatch.context() as m:
         m.setattr(
-            "tt_env.arena.tournament._progress_bar", lambda total, enabled: CtrlCOnFirstGames()
+            "tt_env.arena.tournament._progress_bar",
+            lambda total, enabled, warm=0: CtrlCOnFirstGames(),
         )
         assert arena.main([*many, "--ray", "--json", str(out)]) == 130
     assert f"play the rest with: tt-arena --resume {out}" in capsys.readouterr().err
