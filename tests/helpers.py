@@ -1,5 +1,5 @@
-"""Builders that several test modules share: a tiny model file, a checked game of an agent, a
-training run of seconds."""
+"""Builders that several test modules share: a tiny model file, a checked game of an agent,
+recorded positions of games, a training run of seconds."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from tt_env import three_thirteen_v0
+from tt_env.agents import make_agent
 from tt_env.game.rules import Rules
 from tt_env.learned.features import CardFeatures
 from tt_env.learned.model import build_metadata, parameter_shapes, save_model
@@ -80,3 +81,24 @@ def sb3_steps(checkpoint: Path) -> int:
     from sb3_contrib import MaskablePPO
 
     return MaskablePPO.load(checkpoint, device="cpu").num_timesteps
+
+
+def positions(rules, count, seed):
+    """(observation, mask) of the seat to move in games of counting against greedy."""
+    env = three_thirteen_v0.raw_env(rules=rules)
+    n = rules.num_players
+    agents = [make_agent("counting" if i % 2 == 0 else "greedy", n, rules, seed) for i in range(n)]
+    out = []
+    env.reset(seed=seed)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            if not env.agents:
+                seed += 1
+                env.reset(seed=seed)
+            continue
+        out.append((obs["observation"].copy(), obs["action_mask"].copy()))
+        if len(out) >= count:
+            return out
+        env.step(agents[env.possible_agents.index(agent)].act(*out[-1]))

@@ -3,33 +3,11 @@ the solver values in it are the valuation layer's."""
 
 import numpy as np
 import pytest
+from helpers import positions
 
-from tt_env.agents import make_agent
-from tt_env.env import aec as three_thirteen_v0
 from tt_env.game.rules import Rules
 from tt_env.learned.features import CARD_FEATURES, CARD_WIDTH, GLOBAL_FEATURES, CardFeatures
 from tt_env.valuation.values import valuation_for
-
-
-def positions(rules, count, seed):
-    """(observation, mask) of the seat to move in games of counting against greedy."""
-    env = three_thirteen_v0.raw_env(rules=rules)
-    n = rules.num_players
-    agents = [make_agent("counting" if i % 2 == 0 else "greedy", n, rules, seed) for i in range(n)]
-    out = []
-    env.reset(seed=seed)
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            if not env.agents:
-                seed += 1
-                env.reset(seed=seed)
-            continue
-        out.append((obs["observation"].copy(), obs["action_mask"].copy()))
-        if len(out) >= count:
-            return out
-        env.step(agents[env.possible_agents.index(agent)].act(*out[-1]))
 
 
 @pytest.mark.parametrize(

@@ -72,6 +72,7 @@ import numpy as np
 
 from tt_env.encoding.observation import CARDS_DEALT_SLOTS, MIN_CARDS_DEALT, observation_layout
 from tt_env.game.cards import JOKER, NUM_KINDS, NUM_RANKS
+from tt_env.game.melds import kernel_of, solver_config
 from tt_env.game.rules import Rules
 from tt_env.learned._layout import (  # noqa: F401 - the layout's names are this module's too
     _C,
@@ -83,7 +84,12 @@ from tt_env.learned._layout import (  # noqa: F401 - the layout's names are this
     GLOBAL_FEATURES,
     SEAT_FEATURES,
 )
-from tt_env.valuation.values import valuation_for
+from tt_env.valuation.values import deck_counts, valuation_for
+
+try:
+    from tt_env.learned import _cfeatures
+except ImportError:  # built without a C compiler: the numpy transform answers
+    _cfeatures = None
 
 _PAD = NUM_KINDS  # index of an always-zero slot in padded per-kind arrays
 
@@ -141,7 +147,8 @@ class CardFeatures:
     # ------------------------------------------------------------------ the record
 
     def __getstate__(self) -> dict:
-        # The compiled code's entry points do not pickle or copy: rebuilt on first use.
+        # The compiled transform holds the solver's kernels, which do not pickle or copy:
+        # rebuilt on first use.
         state = self.__dict__.copy()
         state["_compiled"] = False
         return state
@@ -188,7 +195,7 @@ class CardFeatures:
 
     # ------------------------------------------------------------------ the transform
     def __call__(self, observation: np.ndarray) -> np.ndarray:
-        obs = np.asarray(observation, np.float32)
+        obs = np.ascontiguousarray(observation, np.float32)
         if obs.shape != (self.layout.size,):
             raise ValueError(
                 f"expected an observation of {self.layout.size} values for "
@@ -198,52 +205,43 @@ class CardFeatures:
         if compiled is False:
             compiled = self._compiled = self._build_compiled()
         if compiled is not None:
-            fn, args = compiled
             out = np.empty(self.size, np.float32)
-            if fn(obs, *args, out):
+            if compiled.fill(obs, out):
                 return out
         return self.reference(obs)
 
     def _build_compiled(self):
-        """The compiled transform and its fixed arguments, or None (no compiled solver kernel
-        for these rules)."""
-        from tt_env.game.melds import kernel_of, solver_config
-
+        """The compiled transform (``tt_env.learned._cfeatures.Features``) of these rules and
+        options, or None: the compiled kernels were not built, or the solver's kernel does not
+        serve the rules (a cap on wilds per meld)."""
+        if _cfeatures is None:
+            return None
         kernels = [kernel_of(solver_config(self.rules, w, None)) for w in range(1, NUM_RANKS + 1)]
         if any(k is None for k in kernels):
             return None
-        from tt_env.game.melds import KernelEntry
-        from tt_env.learned import _features_jit as fj
-
-        pars = np.zeros((NUM_RANKS + 1, kernels[0].par.size), np.int64)
-        for w, kernel in enumerate(kernels, start=1):
-            pars[w] = kernel.par
-        k0 = kernels[0]
+        built = (_cfeatures.CARD_FEATURES, _cfeatures.GLOBAL_FEATURES, _cfeatures.SEAT_FEATURES)
+        if built != (CARD_FEATURES, GLOBAL_FEATURES, SEAT_FEATURES):
+            raise RuntimeError(
+                "tt_env.learned._cfeatures was built for another feature layout than "
+                "tt_env/learned/_layout.py: rebuild it (pip install -e .)"
+            )
         rules = self.rules
-        deck = np.full(NUM_KINDS, rules.decks, np.int64)
-        deck[JOKER] = rules.decks * rules.jokers_per_deck
-        args = (
-            fj.layout_array(self.layout),
-            self.num_players,
-            deck,
-            self._rank.copy(),
-            self._same,
-            self._near1,
-            self._near2,
-            rules.max_cards,
-            bool(rules.discard_drawn_upcard),
-            self.lookahead,
-            self.candidates,
-            self.margin,
-            pars,
-            k0.TT,
-            k0.mkeys,
-            k0.mv,
-            k0.mdw,
-            k0.ws,
-            k0.wr,
+        return _cfeatures.Features(
+            [kernel.c for kernel in kernels],
+            self._slices,
+            self.layout.size,
+            seats=self.num_players,
+            deck=deck_counts(rules),
+            rank=self._rank,
+            same=self._same,
+            near1=self._near1,
+            near2=self._near2,
+            max_cards=rules.max_cards,
+            discard_drawn_upcard=rules.discard_drawn_upcard,
+            lookahead=self.lookahead,
+            candidates=self.candidates,
+            margin=self.margin,
         )
-        return KernelEntry(fj.card_features), args
 
     def reference(self, observation: np.ndarray) -> np.ndarray:
         """The transform in numpy (the definition; the compiled twin gives the same numbers)."""

@@ -1,0 +1,408 @@
+/* tt_env.learned._cfeatures: the learned agents' card features, compiled (card_features.h).
+
+   Features(kernels, layout, observation_size, *, seats, deck, rank, same, near1, near2,
+   max_cards, discard_drawn_upcard, lookahead, candidates, margin) holds the fixed parameters of
+   one CardFeatures (tt_env/learned/features.py builds it) and the solver Kernels of wild ranks
+   1..13 (tt_env.game.melds._csolver), whose configurations the transform runs;
+   Features.fill(observation, out) writes the features of one observation and says whether it
+   could (False: the numpy definition answers). CARD_FEATURES, GLOBAL_FEATURES and
+   SEAT_FEATURES name the values in the order this module writes them; the Python side checks
+   them against tt_env/learned/_layout.py, so that a module built from older sources is not
+   used.
+
+   Nothing reaches the C code unchecked: the arrays through the buffer protocol (element type,
+   shape, C order; no numpy at build time), the tables' card kinds, the seat count, every piece
+   of the layout inside the observation; the observation's values themselves are the kernel's
+   to judge (card_features.h, tt_cf_read_counts()). A bad argument raises TypeError or
+   ValueError naming it. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stddef.h>
+
+#include "game/melds/_csolver.h"
+#include "learned/card_features.h"
+
+/* ------------------------------------------------------------------ buffers */
+
+/* Whether a buffer's struct-module format is one item of a type among `codes` (with a byte
+   order prefix only when it is this machine's). */
+static int format_is(const Py_buffer *view, const char *codes) {
+    const char *f = view->format ? view->format : "B";
+    const uint16_t probe = 1;
+    const char native = *(const char *)&probe ? '<' : '>';
+    if (*f == '@' || *f == '=' || *f == native) f++;
+    return f[0] != '\0' && f[1] == '\0' && strchr(codes, f[0]) != NULL;
+}
+
+/* Get `obj`'s buffer into `view`: items of one of the struct-module `codes` of `itemsize`
+   bytes, `ndim` dimensions of which the first has `rows` items (-1: any), C-contiguous. 0 with
+   an exception naming `what` (and no buffer held) otherwise. */
+static int get_array(PyObject *obj, Py_buffer *view, const char *what, const char *codes,
+                     Py_ssize_t itemsize, const char *type_name, int ndim, Py_ssize_t rows,
+                     int writable) {
+    if (PyObject_GetBuffer(obj, view, writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO) < 0) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be a %s%s array, not %.100s", what,
+                     writable ? "writable " : "", type_name, Py_TYPE(obj)->tp_name);
+        return 0;
+    }
+    const char *problem = NULL;
+    if (view->itemsize != itemsize || !format_is(view, codes))
+        problem = "has the wrong element type";
+    else if (view->ndim != ndim)
+        problem = "has the wrong number of dimensions";
+    else if (rows >= 0 && view->shape[0] != rows)
+        problem = "has the wrong length";
+    else if (!PyBuffer_IsContiguous(view, 'C'))
+        problem = "is not C-contiguous";
+    if (problem == NULL) return 1;
+    PyErr_Format(PyExc_ValueError, "%s %s: expected a C-contiguous %d-D %s array%s", what,
+                 problem, ndim, type_name, rows >= 0 ? " of the layout's length" : "");
+    PyBuffer_Release(view);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the Features type */
+
+typedef struct {
+    PyObject_HEAD
+    tt_cf_params p;
+    PyObject *kernels[TT_CF_RANKS]; /* the Kernels that p.solver points into (kept alive) */
+    Py_ssize_t observation_size;
+    Py_ssize_t size; /* the length of the feature vector */
+    int ready;       /* __init__ succeeded: p is complete */
+} FeaturesObject;
+
+/* The observation pieces the transform reads: name, where its offset goes, values per row. */
+typedef struct {
+    const char *name;
+    size_t field;
+    Py_ssize_t width;
+    int per_seat;
+} piece_spec;
+
+static const piece_spec PIECES[] = {
+    {"hand", offsetof(tt_cf_layout, hand), TT_CF_KINDS, 0},
+    {"drawn_upcard", offsetof(tt_cf_layout, drawn_upcard), TT_CF_KINDS, 0},
+    {"top_discard", offsetof(tt_cf_layout, top_discard), TT_CF_KINDS, 0},
+    {"discard_below", offsetof(tt_cf_layout, discard_below), TT_CF_KINDS, 0},
+    {"table", offsetof(tt_cf_layout, table), TT_CF_KINDS, 0},
+    {"wild_rank", offsetof(tt_cf_layout, wild_rank), TT_CF_RANKS, 0},
+    {"cards_dealt", offsetof(tt_cf_layout, cards_dealt), TT_CF_DEALT_SLOTS, 0},
+    {"rounds_left", offsetof(tt_cf_layout, rounds_left), 1, 0},
+    {"phase", offsetof(tt_cf_layout, phase), 2, 0},
+    {"final_turn", offsetof(tt_cf_layout, final_turn), 1, 0},
+    {"stock_size", offsetof(tt_cf_layout, stock_size), 1, 0},
+    {"turns_left", offsetof(tt_cf_layout, turns_left), 1, 0},
+    {"known", offsetof(tt_cf_layout, known), TT_CF_KINDS, 1},
+    {"hand_size", offsetof(tt_cf_layout, hand_size), 1, 1},
+    {"went_out", offsetof(tt_cf_layout, went_out), 1, 1},
+    {"score", offsetof(tt_cf_layout, score), 1, 1},
+    {"dealer", offsetof(tt_cf_layout, dealer), 1, 1},
+};
+
+/* Read the offsets of PIECES from `layout` (a mapping of piece names to slices), each piece a
+   slice of step 1 and of its length inside an observation of `size` values. */
+static int read_layout(PyObject *layout, Py_ssize_t size, int64_t seats, tt_cf_layout *lay) {
+    if (!PyMapping_Check(layout)) {
+        PyErr_Format(PyExc_TypeError, "layout must be a mapping of piece names to slices, not %.100s",
+                     Py_TYPE(layout)->tp_name);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof PIECES / sizeof PIECES[0]; i++) {
+        const piece_spec *piece = &PIECES[i];
+        PyObject *slice = PyMapping_GetItemString(layout, piece->name);
+        if (slice == NULL) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "layout has no piece %s", piece->name);
+            return 0;
+        }
+        Py_ssize_t start, stop, step;
+        int ok = PySlice_Check(slice) && PySlice_Unpack(slice, &start, &stop, &step) == 0;
+        Py_DECREF(slice);
+        if (!ok) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "layout[%s] must be a slice", piece->name);
+            return 0;
+        }
+        Py_ssize_t length = piece->width * (piece->per_seat ? (Py_ssize_t)seats : 1);
+        if (step != 1 || start < 0 || stop > size || stop - start != length) {
+            PyErr_Format(PyExc_ValueError,
+                         "layout[%s] must be %zd values inside the observation's %zd "
+                         "(start %zd, stop %zd, step %zd)",
+                         piece->name, length, size, start, stop, step);
+            return 0;
+        }
+        *(int64_t *)((char *)lay + piece->field) = start;
+    }
+    return 1;
+}
+
+/* Copy a neighbour table ((53, width) int64, every entry a card kind or TT_CF_NONE). */
+static int read_neighbours(PyObject *obj, const char *what, tt_cf_neighbours *table) {
+    Py_buffer view;
+    if (!get_array(obj, &view, what, "lq", 8, "int64", 2, TT_CF_KINDS, 0)) return 0;
+    Py_ssize_t width = view.shape[1];
+    int ok = width >= 1 && width <= TT_CF_MAX_NEIGHBOURS;
+    if (!ok) {
+        PyErr_Format(PyExc_ValueError, "%s must have 1..%d columns, not %zd", what,
+                     TT_CF_MAX_NEIGHBOURS, width);
+    } else {
+        const int64_t *kinds = view.buf;
+        table->width = width;
+        for (Py_ssize_t k = 0; k < TT_CF_KINDS && ok; k++) {
+            for (Py_ssize_t j = 0; j < TT_CF_MAX_NEIGHBOURS; j++) {
+                int64_t q = j < width ? kinds[k * width + j] : TT_CF_NONE;
+                if (q < 0 || q > TT_CF_NONE) {
+                    PyErr_Format(PyExc_ValueError,
+                                 "%s[%zd, %zd] is %lld: not a card kind (0..52) nor %d (none)",
+                                 what, k, j, (long long)q, TT_CF_NONE);
+                    ok = 0;
+                    break;
+                }
+                table->kind[k][j] = (uint8_t)q;
+            }
+        }
+    }
+    PyBuffer_Release(&view);
+    return ok;
+}
+
+static int read_deck(PyObject *obj, int64_t *deck) {
+    Py_buffer view;
+    if (!get_array(obj, &view, "deck", "lq", 8, "int64", 1, TT_CF_KINDS, 0)) return 0;
+    memcpy(deck, view.buf, TT_CF_KINDS * sizeof(int64_t));
+    PyBuffer_Release(&view);
+    for (int k = 0; k < TT_CF_KINDS; k++) {
+        if (deck[k] < 0 || deck[k] > TT_CF_MAX_COUNT || (k == 0 && deck[k] < 1)) {
+            PyErr_Format(PyExc_ValueError, "deck[%d] is %lld: copies in play must be %d..%d", k,
+                         (long long)deck[k], k == 0 ? 1 : 0, TT_CF_MAX_COUNT);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int read_rank(PyObject *obj, double *rank) {
+    Py_buffer view;
+    if (!get_array(obj, &view, "rank", "d", 8, "float64", 1, TT_CF_KINDS, 0)) return 0;
+    memcpy(rank, view.buf, TT_CF_KINDS * sizeof(double));
+    PyBuffer_Release(&view);
+    return 1;
+}
+
+/* The solver Kernels of wild ranks 1..13, in order. */
+static int read_kernels(PyObject *kernels, FeaturesObject *self) {
+    PyObject *seq = PySequence_Fast(kernels, "kernels must be a sequence of 13 solver Kernels");
+    if (seq == NULL) return 0;
+    int ok = PySequence_Fast_GET_SIZE(seq) == TT_CF_RANKS;
+    if (!ok)
+        PyErr_Format(PyExc_ValueError, "kernels must hold %d solver Kernels (wild ranks 1..13), not %zd",
+                     TT_CF_RANKS, PySequence_Fast_GET_SIZE(seq));
+    for (int i = 0; ok && i < TT_CF_RANKS; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        char what[32];
+        snprintf(what, sizeof what, "kernels[%d]", i);
+        tt_KernelObject *kernel = tt_kernel_of(item, what);
+        if (kernel == NULL) {
+            ok = 0;
+        } else if (kernel->s.w != i) {
+            PyErr_Format(PyExc_ValueError, "kernels[%d] is the kernel of wild rank %lld, not %d",
+                         i, (long long)kernel->s.w + 1, i + 1);
+            ok = 0;
+        } else {
+            Py_INCREF(item);
+            self->kernels[i] = item;
+            self->p.solver[i] = &kernel->s;
+        }
+    }
+    Py_DECREF(seq);
+    return ok;
+}
+
+static void Features_dealloc(FeaturesObject *self) {
+    for (int i = 0; i < TT_CF_RANKS; i++) Py_XDECREF(self->kernels[i]);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int Features_init(FeaturesObject *self, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"kernels", "layout", "observation_size", "seats", "deck",
+                               "rank", "same", "near1", "near2", "max_cards",
+                               "discard_drawn_upcard", "lookahead", "candidates", "margin",
+                               NULL};
+    PyObject *kernels, *layout, *deck, *rank, *same, *near1, *near2;
+    Py_ssize_t observation_size;
+    long long seats, max_cards, candidates, margin;
+    int ddu, lookahead;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOn$LOOOOOLppLL:Features", keywords,
+                                     &kernels, &layout, &observation_size, &seats, &deck, &rank,
+                                     &same, &near1, &near2, &max_cards, &ddu, &lookahead,
+                                     &candidates, &margin))
+        return -1;
+    self->ready = 0; /* until every argument is read (__init__ may be called again) */
+    for (int i = 0; i < TT_CF_RANKS; i++) Py_CLEAR(self->kernels[i]);
+    memset(&self->p, 0, sizeof self->p);
+    if (seats < 1 || seats > TT_CF_MAX_SEATS) {
+        PyErr_Format(PyExc_ValueError, "seats must be 1..%d, not %lld", TT_CF_MAX_SEATS, seats);
+        return -1;
+    }
+    if (max_cards < 1 || max_cards > TT_MAX_HAND) {
+        PyErr_Format(PyExc_ValueError, "max_cards must be 1..%d, not %lld", TT_MAX_HAND,
+                     max_cards);
+        return -1;
+    }
+    if (observation_size < 0) {
+        PyErr_SetString(PyExc_ValueError, "observation_size must be >= 0");
+        return -1;
+    }
+    tt_cf_params *p = &self->p;
+    p->seats = seats;
+    p->max_cards = max_cards;
+    p->discard_drawn_upcard = ddu;
+    p->lookahead = lookahead;
+    p->candidates = candidates;
+    p->margin = margin;
+    if (!read_layout(layout, observation_size, seats, &p->lay) || !read_deck(deck, p->deck) ||
+        !read_rank(rank, p->rank) || !read_neighbours(same, "same", &p->neighbours[0]) ||
+        !read_neighbours(near1, "near1", &p->neighbours[1]) ||
+        !read_neighbours(near2, "near2", &p->neighbours[2]) || !read_kernels(kernels, self)) {
+        for (int i = 0; i < TT_CF_RANKS; i++) Py_CLEAR(self->kernels[i]);
+        return -1;
+    }
+    self->observation_size = observation_size;
+    self->size = (Py_ssize_t)tt_cf_size(seats);
+    self->ready = 1;
+    return 0;
+}
+
+PyDoc_STRVAR(fill_doc,
+             "fill(observation, out) -> bool\n\n"
+             "Write the features of `observation` (float32, the layout's length) into `out`\n"
+             "(float32, `size` values). False when the numpy definition must answer instead\n"
+             "(the solver's kernel could not certify a value, a count is not a whole number\n"
+             "of copies 0..255, or a hand to discard from is empty); `out` then holds\n"
+             "nothing of use.");
+
+static PyObject *Features_fill(FeaturesObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "fill() takes 2 arguments (observation, out), not %zd",
+                     nargs);
+        return NULL;
+    }
+    if (!self->ready) {
+        PyErr_SetString(PyExc_ValueError, "Features was not initialised");
+        return NULL;
+    }
+    Py_buffer obs, out;
+    if (!get_array(args[0], &obs, "observation", "f", 4, "float32", 1, self->observation_size,
+                   0))
+        return NULL;
+    if (!get_array(args[1], &out, "out", "f", 4, "float32", 1, self->size, 1)) {
+        PyBuffer_Release(&obs);
+        return NULL;
+    }
+    const char *o = obs.buf, *f = out.buf;
+    if (o < f + out.len && f < o + obs.len) { /* out is zeroed before the observation is read */
+        PyBuffer_Release(&obs);
+        PyBuffer_Release(&out);
+        PyErr_SetString(PyExc_ValueError, "out must not overlap the observation");
+        return NULL;
+    }
+    int done = tt_card_features(&self->p, obs.buf, out.buf);
+    PyBuffer_Release(&obs);
+    PyBuffer_Release(&out);
+    return PyBool_FromLong(done);
+}
+
+static PyObject *Features_get_size(FeaturesObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromSsize_t(self->size);
+}
+
+static PyMethodDef Features_methods[] = {
+    {"fill", (PyCFunction)(void (*)(void))Features_fill, METH_FASTCALL, fill_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Features_getset[] = {
+    {"size", (getter)Features_get_size, NULL, "the length of the feature vector", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyDoc_STRVAR(Features_doc,
+             "Features(kernels, layout, observation_size, *, seats, deck, rank, same, near1,\n"
+             "         near2, max_cards, discard_drawn_upcard, lookahead, candidates, margin)\n\n"
+             "The card-features transform of one CardFeatures, compiled. kernels: the solver\n"
+             "Kernels of wild ranks 1..13; layout: the observation's piece names -> slices;\n"
+             "deck: copies of each kind in play (int64, 53); rank: the rank column (float64,\n"
+             "53); same, near1, near2: the neighbour tables (int64, (53, width), padded\n"
+             "with 53).");
+
+static PyTypeObject FeaturesType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "tt_env.learned._cfeatures.Features",
+    .tp_basicsize = sizeof(FeaturesObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = Features_doc,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Features_init,
+    .tp_dealloc = (destructor)Features_dealloc,
+    .tp_methods = Features_methods,
+    .tp_getset = Features_getset,
+};
+
+/* ------------------------------------------------------------------ the module */
+
+/* A tuple of the `count` names in `names`, added to `module` as `attribute`. */
+static int add_names(PyObject *module, const char *attribute, const char *const *names,
+                     int count) {
+    PyObject *tuple = PyTuple_New(count);
+    if (tuple == NULL) return -1;
+    for (int i = 0; i < count; i++) {
+        PyObject *name = PyUnicode_FromString(names[i]);
+        if (name == NULL) {
+            Py_DECREF(tuple);
+            return -1;
+        }
+        PyTuple_SET_ITEM(tuple, i, name);
+    }
+    if (PyModule_AddObject(module, attribute, tuple) < 0) {
+        Py_DECREF(tuple);
+        return -1;
+    }
+    return 0;
+}
+
+#define NAME_OF(id, name) name,
+static const char *const CARD_NAMES[] = {TT_CF_CARD_COLUMNS(NAME_OF)};
+static const char *const GLOBAL_NAMES[] = {TT_CF_GLOBAL_VALUES(NAME_OF)};
+static const char *const SEAT_NAMES[] = {TT_CF_SEAT_VALUES(NAME_OF)};
+#undef NAME_OF
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "tt_env.learned._cfeatures",
+    .m_doc = "The learned agents' card features, compiled (see tt_env.learned.features).",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC PyInit__cfeatures(void) {
+    if (PyType_Ready(&FeaturesType) < 0) return NULL;
+    PyObject *module = PyModule_Create(&module_def);
+    if (module == NULL) return NULL;
+    Py_INCREF(&FeaturesType);
+    if (PyModule_AddObject(module, "Features", (PyObject *)&FeaturesType) < 0) {
+        Py_DECREF(&FeaturesType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    if (add_names(module, "CARD_FEATURES", CARD_NAMES, TT_CF_CARD_WIDTH) < 0 ||
+        add_names(module, "GLOBAL_FEATURES", GLOBAL_NAMES, TT_CF_GLOBAL_WIDTH) < 0 ||
+        add_names(module, "SEAT_FEATURES", SEAT_NAMES, TT_CF_SEAT_WIDTH) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}
