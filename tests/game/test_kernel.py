@@ -7,7 +7,6 @@ many random hands, including several decks, jokers, aces high and hands far larg
 and check the cases where it must hand over to the exact search.
 """
 
-
 import numpy as np
 import pytest
 from brute_force import brute_force_points

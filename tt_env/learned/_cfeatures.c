@@ -37,29 +37,34 @@ static int format_is(const Py_buffer *view, const char *codes) {
 }
 
 /* Get `obj`'s buffer into `view`: items of one of the struct-module `codes` of `itemsize`
-   bytes, `ndim` dimensions of which the first has `rows` items (-1: any), C-contiguous. 0 with
-   an exception naming `what` (and no buffer held) otherwise. */
+   bytes (`type_name` in messages), `ndim` dimensions of which the first has `rows` items (-1:
+   any), C-contiguous, writable if asked. 0 with an exception naming `what` (and no buffer
+   held) otherwise: TypeError for what is not such an array, ValueError for a wrong shape. */
 static int get_array(PyObject *obj, Py_buffer *view, const char *what, const char *codes,
                      Py_ssize_t itemsize, const char *type_name, int ndim, Py_ssize_t rows,
                      int writable) {
+    const char *kind = writable ? "a writable C-contiguous" : "a C-contiguous";
     if (PyObject_GetBuffer(obj, view, writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO) < 0) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s must be a %s%s array, not %.100s", what,
-                     writable ? "writable " : "", type_name, Py_TYPE(obj)->tp_name);
+        PyErr_Format(PyExc_TypeError, "%s must be %s %s array, not %.100s", what, kind,
+                     type_name, Py_TYPE(obj)->tp_name);
         return 0;
     }
-    const char *problem = NULL;
-    if (view->itemsize != itemsize || !format_is(view, codes))
-        problem = "has the wrong element type";
-    else if (view->ndim != ndim)
-        problem = "has the wrong number of dimensions";
-    else if (rows >= 0 && view->shape[0] != rows)
-        problem = "has the wrong length";
-    else if (!PyBuffer_IsContiguous(view, 'C'))
-        problem = "is not C-contiguous";
-    if (problem == NULL) return 1;
-    PyErr_Format(PyExc_ValueError, "%s %s: expected a C-contiguous %d-D %s array%s", what,
-                 problem, ndim, type_name, rows >= 0 ? " of the layout's length" : "");
+    if (view->itemsize != itemsize || !format_is(view, codes) ||
+        !PyBuffer_IsContiguous(view, 'C')) {
+        PyErr_Format(PyExc_TypeError, "%s must be %s %s array (got format '%s', %zd bytes an "
+                     "item%s)", what, kind, type_name, view->format ? view->format : "B",
+                     view->itemsize, PyBuffer_IsContiguous(view, 'C') ? "" : ", not contiguous");
+    } else if (view->ndim != ndim) {
+        PyErr_Format(PyExc_ValueError, "%s must have %d dimension%s, not %d", what, ndim,
+                     ndim == 1 ? "" : "s", view->ndim);
+    } else if (rows >= 0 && view->shape[0] != rows) {
+        PyErr_Format(PyExc_ValueError, "%s must hold %zd %s, got %zd", what, rows,
+                     ndim == 1 ? "values" : "rows",
+                     view->shape[0]);
+    } else {
+        return 1;
+    }
     PyBuffer_Release(view);
     return 0;
 }
@@ -107,7 +112,8 @@ static const piece_spec PIECES[] = {
    slice of step 1 and of its length inside an observation of `size` values. */
 static int read_layout(PyObject *layout, Py_ssize_t size, int64_t seats, tt_cf_layout *lay) {
     if (!PyMapping_Check(layout)) {
-        PyErr_Format(PyExc_TypeError, "layout must be a mapping of piece names to slices, not %.100s",
+        PyErr_Format(PyExc_TypeError,
+                     "layout must be a mapping of piece names to slices, not %.100s",
                      Py_TYPE(layout)->tp_name);
         return 0;
     }
@@ -199,7 +205,8 @@ static int read_kernels(PyObject *kernels, FeaturesObject *self) {
     if (seq == NULL) return 0;
     int ok = PySequence_Fast_GET_SIZE(seq) == TT_CF_RANKS;
     if (!ok)
-        PyErr_Format(PyExc_ValueError, "kernels must hold %d solver Kernels (wild ranks 1..13), not %zd",
+        PyErr_Format(PyExc_ValueError,
+                     "kernels must hold %d solver Kernels (wild ranks 1..13), not %zd",
                      TT_CF_RANKS, PySequence_Fast_GET_SIZE(seq));
     for (int i = 0; ok && i < TT_CF_RANKS; i++) {
         PyObject *item = PySequence_Fast_GET_ITEM(seq, i);

@@ -255,8 +255,8 @@ static int tt_cf_discard_phase(const tt_cf_params *P, const tt_solver *S, const 
     uint8_t less[TT_CF_KINDS];
     for (int64_t i = 0; i < n; i++) {
         int64_t k = kinds[i];
-        /* dv[k] > best + margin, written so that no margin can overflow (both values are
-           penalties of a hand of at most TT_MAX_CARDS cards, or TT_CF_BIG) */
+        /* dv[k] > best + margin, written so that no margin overflows (both are penalties of
+           at most TT_MAX_CARDS cards) */
         if (dv[k] - best > P->margin) break;
         memcpy(less, hand, TT_CF_KINDS);
         less[k] -= 1;
@@ -277,17 +277,17 @@ static int tt_cf_draw_phase(const tt_cf_params *P, const tt_solver *S, const uin
     memcpy(weights, unseen, sizeof weights);
     if (top >= 0) weights[top] += 1; /* valued too (draw_gain), though not a stock draw */
     if (tt_after_draw_values(S, hand, weights, after, dv) < 0) return 0;
-    int64_t total = 0;
-    double acc = 0.0;
+    int64_t total = 0, acc = 0;
     for (int64_t x = 0; x < TT_CF_KINDS; x++) {
         if (weights[x] > 0) {
             if (after[x] < 0) return 0;
             cards[x * TT_CF_CARD_WIDTH + TT_C_DRAW_GAIN] = (float)((double)(now - after[x]) / 10.0);
-            acc += (double)(after[x] * unseen[x]); /* summed in float64, as the original */
+            acc += after[x] * unseen[x];
         }
         total += unseen[x];
     }
-    if (total > 0) g[TT_G_STOCK] = (float)(((double)now - acc / (double)total) / 10.0);
+    if (total > 0)
+        g[TT_G_STOCK] = (float)(((double)now - (double)acc / (double)total) / 10.0);
     if (top < 0) return 1;
     g[TT_G_CAN_TAKE] = 1.0f;
     int64_t take;
@@ -379,6 +379,9 @@ static int tt_card_features(const tt_cf_params *P, const float *obs, float *out)
     const double decks = (double)P->deck[0];
 
     /* The card table. */
+    const tt_cf_neighbours *same = &P->neighbours[0];
+    const tt_cf_neighbours *near1 = &P->neighbours[1];
+    const tt_cf_neighbours *near2 = &P->neighbours[2];
     for (int64_t k = 0; k < TT_CF_KINDS; k++) {
         float *row = cards + k * TT_CF_CARD_WIDTH;
         row[TT_C_HELD] = (float)hand[k];
@@ -396,9 +399,6 @@ static int tt_card_features(const tt_cf_params *P, const float *obs, float *out)
         row[TT_C_WILD] = (k == TT_CF_KINDS - 1 || k % TT_CF_RANKS == w) ? 1.0f : 0.0f;
         row[TT_C_POINTS] = (float)((double)par[k] / 10.0);
         row[TT_C_RANK] = (float)P->rank[k];
-        const tt_cf_neighbours *same = &P->neighbours[0];
-        const tt_cf_neighbours *near1 = &P->neighbours[1];
-        const tt_cf_neighbours *near2 = &P->neighbours[2];
         row[TT_C_SAME_H] = (float)(tt_cf_sum_near(same, k, held, INT64_MAX) / 3.0);
         row[TT_C_SAME_U] = (float)(tt_cf_sum_near(same, k, unseen, INT64_MAX) / (3.0 * decks));
         row[TT_C_RUN_H1] = (float)(tt_cf_sum_near(near1, k, held, 1) / 2.0);
@@ -411,9 +411,9 @@ static int tt_card_features(const tt_cf_params *P, const float *obs, float *out)
         for (int64_t k = 0; k < TT_CF_KINDS - 1; k++) {
             int feeds = 0;
             for (int t = 0; t < 3; t++) {
-                const tt_cf_neighbours *table = &P->neighbours[t];
-                for (int64_t j = 0; j < table->width; j++) {
-                    int64_t q = table->kind[k][j];
+                const tt_cf_neighbours *near = &P->neighbours[t];
+                for (int64_t j = 0; j < near->width; j++) {
+                    int64_t q = near->kind[k][j];
                     if (q < TT_CF_KINDS && known[1][q] > 0) feeds = 1;
                 }
             }
