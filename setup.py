@@ -19,9 +19,11 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 HEADERS = [
+    "tt_env/util/pyargs.h",
     "tt_env/game/melds/solver.h",
     "tt_env/game/melds/_csolver.h",
     "tt_env/valuation/rule.h",
+    "tt_env/valuation/_crule.h",
     "tt_env/agents/search.h",
     "tt_env/learned/card_features.h",
 ]

@@ -3,35 +3,13 @@ rule, and its binding (tt_env.valuation._crule) refuses bad input with a clear e
 
 import numpy as np
 import pytest
+from helpers import positions
 
-from tt_env.agents import make_agent
-from tt_env.env import aec as three_thirteen_v0
 from tt_env.game.rules import Rules
 from tt_env.valuation.heuristics import CompiledExpectedPenalty, ExpectedPenalty
 from tt_env.valuation.values import valuation_for
 
 _crule = pytest.importorskip("tt_env.valuation._crule", reason="the compiled kernels are not built")
-
-
-def positions(rules, count, seed):
-    """(observation, mask) of the seat to move in games of counting against greedy."""
-    env = three_thirteen_v0.raw_env(rules=rules)
-    n = rules.num_players
-    agents = [make_agent("greedy" if i % 2 else "counting", n, rules, seed) for i in range(n)]
-    out = []
-    env.reset(seed=seed)
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            if not env.agents:
-                seed += 1
-                env.reset(seed=seed)
-            continue
-        out.append((obs["observation"].copy(), obs["action_mask"].copy()))
-        if len(out) >= count:
-            return out
-        env.step(agents[env.possible_agents.index(agent)].act(*out[-1]))
 
 
 @pytest.mark.parametrize(
@@ -96,7 +74,11 @@ def _set(obs, index, value):
 
 
 BAD_DECISIONS = {
-    "observation float64": (lambda o, m: (o.astype(np.float64), m), TypeError, "of float32"),
+    "observation float64": (
+        lambda o, m: (o.astype(np.float64), m),
+        TypeError,
+        "observation must hold float32",
+    ),
     "observation a list": (lambda o, m: (o.tolist(), m), TypeError, "observation"),
     "observation None": (lambda o, m: (None, m), TypeError, "observation"),
     "observation a string": (lambda o, m: ("obs", m), TypeError, "observation"),

@@ -21,154 +21,12 @@
 
 #include "agents/search.h"
 #include "game/melds/_csolver.h"
+#include "util/pyargs.h"
+#include "valuation/_crule.h"
 
 #define MAX_COPIES 255        /* a count of cards in a hand or known to be held (uint8 hands) */
 #define MAX_TURN_CAP 10000    /* Rules: MAX_TURNS_PER_ROUND */
 #define MAX_SEED 0xffffffffLL /* numba seeds its generator with 32 bits */
-
-/* ------------------------------------------------------------------ buffers */
-
-/* Whether a buffer's struct-module format is one item of a type among `codes` (with a byte
-   order prefix only when it is this machine's). */
-static int format_is(const Py_buffer *view, const char *codes) {
-    const char *f = view->format ? view->format : "B";
-    const uint16_t probe = 1;
-    const char native = *(const char *)&probe ? '<' : '>';
-    if (*f == '@' || *f == '=' || *f == native) f++;
-    return f[0] != '\0' && f[1] == '\0' && strchr(codes, f[0]) != NULL;
-}
-
-/* Get `obj`'s buffer into `view`: a C-contiguous array of items of one of the struct-module
-   `codes`, of `itemsize` bytes, with `ndim` dimensions of the given `shape` (-1: any size).
-   0 with a TypeError or ValueError naming `what` (and no buffer held) otherwise. */
-static int get_array(PyObject *obj, Py_buffer *view, const char *what, const char *codes,
-                     Py_ssize_t itemsize, const char *type_name, int ndim,
-                     const Py_ssize_t *shape, int writable) {
-    if (PyObject_GetBuffer(obj, view, writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO) < 0) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s must be a%s array of %s, not %.100s", what,
-                     writable ? " writable" : "n", type_name, Py_TYPE(obj)->tp_name);
-        return 0;
-    }
-    int shape_ok = view->ndim == ndim;
-    for (int i = 0; shape_ok && i < ndim; i++)
-        shape_ok = shape[i] < 0 || view->shape[i] == shape[i];
-    if (!format_is(view, codes) || view->itemsize != itemsize) {
-        PyErr_Format(PyExc_TypeError, "%s must be an array of %s, got format '%s'", what,
-                     type_name, view->format ? view->format : "B");
-    } else if (!shape_ok) {
-        char want[64] = "(", *at = want + 1;
-        for (int i = 0; i < ndim; i++) {
-            const char *sep = i + 1 < ndim ? ", " : (ndim == 1 ? ",)" : ")");
-            if (shape[i] < 0)
-                at += snprintf(at, sizeof want - (size_t)(at - want), "any%s", sep);
-            else
-                at += snprintf(at, sizeof want - (size_t)(at - want), "%zd%s", shape[i], sep);
-        }
-        PyErr_Format(PyExc_ValueError, "%s must be an array of the shape %s", what, want);
-    } else if (!PyBuffer_IsContiguous(view, 'C')) {
-        PyErr_Format(PyExc_ValueError, "%s must be C-contiguous", what);
-    } else {
-        return 1;
-    }
-    PyBuffer_Release(view);
-    return 0;
-}
-
-/* An integer (any object with __index__, as numpy's) in lo..hi, or 0 with an exception
-   naming `what`. */
-static int get_int(PyObject *obj, int64_t lo, int64_t hi, int64_t *out, const char *what) {
-    PyObject *index = PyNumber_Index(obj);
-    if (index == NULL) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s must be an integer, not %.100s", what,
-                     Py_TYPE(obj)->tp_name);
-        return 0;
-    }
-    int overflow;
-    long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
-    Py_DECREF(index);
-    if (overflow || v < lo || v > hi) {
-        PyErr_Format(PyExc_ValueError, "%s must be %lld..%lld, got %R", what, (long long)lo,
-                     (long long)hi, obj);
-        return 0;
-    }
-    *out = v;
-    return 1;
-}
-
-/* Every value of int64 array a[0..n) in lo..hi, or 0 with a ValueError naming `what`. */
-static int check_values(const int64_t *a, Py_ssize_t n, int64_t lo, int64_t hi,
-                        const char *what) {
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (a[i] < lo || a[i] > hi) {
-            PyErr_Format(PyExc_ValueError, "%s must hold values %lld..%lld, got %lld at %zd",
-                         what, (long long)lo, (long long)hi, (long long)a[i], i);
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* A sequence of `n` integers in lo..hi into out, or 0 with an exception naming `what`. */
-static int get_ints(PyObject *obj, Py_ssize_t n, int64_t lo, int64_t hi, int64_t *out,
-                    const char *what) {
-    char message[120];
-    snprintf(message, sizeof message, "%s must be a sequence of %zd integers", what, n);
-    PyObject *seq = PySequence_Fast(obj, message);
-    if (seq == NULL) return 0;
-    int ok = PySequence_Fast_GET_SIZE(seq) == n;
-    if (!ok)
-        PyErr_Format(PyExc_ValueError, "%s must hold %zd values, got %zd", what, n,
-                     PySequence_Fast_GET_SIZE(seq));
-    for (Py_ssize_t i = 0; ok && i < n; i++)
-        ok = get_int(PySequence_Fast_GET_ITEM(seq, i), lo, hi, &out[i], what);
-    Py_DECREF(seq);
-    return ok;
-}
-
-/* A ValueError "<what> must be <must>, got <x>". */
-static void bad_number(const char *what, const char *must, double x) {
-    PyObject *value = PyFloat_FromDouble(x);
-    if (value == NULL) return;
-    PyErr_Format(PyExc_ValueError, "%s must be %s, got %R", what, must, value);
-    Py_DECREF(value);
-}
-
-/* The expected-penalty rule's parameters (lookahead, feed_cost, wild_feed_cost, candidates,
-   margin: finite numbers, candidates truncated like int()) into rule, or 0 with an exception
-   naming the one that is not. */
-static int get_rule(PyObject *const *params, int discard_drawn_upcard, tt_rule *rule) {
-    static const char *const names[] = {"lookahead", "feed_cost", "wild_feed_cost", "candidates",
-                                        "margin"};
-    double v[5];
-    for (int i = 0; i < 5; i++) {
-        v[i] = PyFloat_AsDouble(params[i]);
-        if (v[i] == -1.0 && PyErr_Occurred()) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "%s must be a number, not %.100s", names[i],
-                         Py_TYPE(params[i])->tp_name);
-            return 0;
-        }
-        if (!isfinite(v[i])) {
-            bad_number(names[i], "a finite number", v[i]);
-            return 0;
-        }
-    }
-    if (!(fabs(v[3]) < 9007199254740992.0)) { /* 2**53: past it, no longer a whole number */
-        bad_number(names[3], "a whole number below 2**53", v[3]);
-        return 0;
-    }
-    *rule = (tt_rule){
-        .lookahead = v[0],
-        .feed_cost = v[1],
-        .wild_feed_cost = v[2],
-        .candidates = (int64_t)v[3],
-        .margin = v[4],
-        .discard_drawn_upcard = discard_drawn_upcard != 0,
-    };
-    return 1;
-}
 
 /* ------------------------------------------------------------------ Searcher */
 
@@ -191,13 +49,13 @@ static PyObject *Searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds
     if (self == NULL) return NULL;
     tt_rollouts *set = &self->T.set;
     int64_t policies[TT_MAX_SEATS];
-    if (!get_int(players, 2, TT_MAX_SEATS, &set->num_players, "num_players") ||
-        !get_int(turn_cap, 1, MAX_TURN_CAP, &set->turn_cap, "turn_cap") ||
-        !get_int(horizon, 0, INT32_MAX, &set->horizon, "horizon") ||
-        !get_ints(deck, 53, 0, MAX_COPIES, set->deck, "deck") ||
-        !get_ints(policy, set->num_players, TT_GREEDY, TT_COUNTING, policies,
+    if (!tt_get_int(players, 2, TT_MAX_SEATS, &set->num_players, "num_players") ||
+        !tt_get_int(turn_cap, 1, MAX_TURN_CAP, &set->turn_cap, "turn_cap") ||
+        !tt_get_int(horizon, 0, INT32_MAX, &set->horizon, "horizon") ||
+        !tt_get_ints(deck, 53, 0, MAX_COPIES, set->deck, "deck") ||
+        !tt_get_ints(policy, set->num_players, TT_GREEDY, TT_COUNTING, policies,
                   "policy (one per seat: 0 greedy, 1 counting)") ||
-        !get_rule(params, ddu, &set->rule)) {
+        !tt_get_rule(params, ddu, &set->rule)) {
         Py_DECREF(self);
         return NULL;
     }
@@ -209,7 +67,7 @@ static PyObject *Searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds
 /* seed(value): seed the random generator (np.random.seed in numba: 32 bits). */
 static PyObject *Searcher_seed(SearcherObject *self, PyObject *value) {
     int64_t seed;
-    if (!get_int(value, 0, MAX_SEED, &seed, "seed")) return NULL;
+    if (!tt_get_int(value, 0, MAX_SEED, &seed, "seed")) return NULL;
     tt_random_seed(&self->T.random, (uint32_t)seed);
     Py_RETURN_NONE;
 }
@@ -263,24 +121,24 @@ enum { HAND, KNOWN, SIZES, UNSEEN, PILE, ACTIONS, RESULTS, NUM_ARRAYS };
    exception and none held. n: the seat count. */
 static int get_arrays(PyObject *const *objs, Py_buffer *views, Py_ssize_t n) {
     struct {
-        const char *what, *codes, *type_name;
+        const char *what, *kind;
         Py_ssize_t itemsize;
         int ndim;
         Py_ssize_t shape[2]; /* -1: any size */
         int writable;
     } spec[NUM_ARRAYS] = {
-        [HAND] = {"hand", "B", "uint8", 1, 1, {53}, 0},
-        [KNOWN] = {"known", "lq", "int64", 8, 2, {n, 53}, 0},
-        [SIZES] = {"sizes", "lq", "int64", 8, 1, {n}, 0},
-        [UNSEEN] = {"unseen", "lq", "int64", 8, 1, {53}, 0},
-        [PILE] = {"pile", "lq", "int64", 8, 1, {-1}, 0},
-        [ACTIONS] = {"actions", "lq", "int64", 8, 1, {-1}, 0},
-        [RESULTS] = {"results", "d", "float64", 8, 2, {-1, -1}, 1},
+        [HAND] = {"hand", "u", 1, 1, {53}, 0},
+        [KNOWN] = {"known", "i", 8, 2, {n, 53}, 0},
+        [SIZES] = {"sizes", "i", 8, 1, {n}, 0},
+        [UNSEEN] = {"unseen", "i", 8, 1, {53}, 0},
+        [PILE] = {"pile", "i", 8, 1, {-1}, 0},
+        [ACTIONS] = {"actions", "i", 8, 1, {-1}, 0},
+        [RESULTS] = {"results", "f", 8, 2, {-1, -1}, 1},
     };
     for (int i = 0; i < NUM_ARRAYS; i++) {
         if (i == RESULTS) spec[i].shape[1] = views[ACTIONS].shape[0]; /* a column per action */
-        if (!get_array(objs[i], &views[i], spec[i].what, spec[i].codes, spec[i].itemsize,
-                       spec[i].type_name, spec[i].ndim, spec[i].shape, spec[i].writable)) {
+        if (!tt_get_array(objs[i], &views[i], spec[i].what, spec[i].kind, spec[i].itemsize,
+                          spec[i].ndim, spec[i].shape, spec[i].writable)) {
             while (i > 0) PyBuffer_Release(&views[--i]);
             return 0;
         }
@@ -295,10 +153,10 @@ static int set_start(tt_searcher *T, const Py_buffer *views, int draw_phase) {
     const uint8_t *hand = views[HAND].buf;
     const int64_t *known = views[KNOWN].buf, *unseen = views[UNSEEN].buf, *pile = views[PILE].buf;
     const Py_ssize_t npile = views[PILE].shape[0];
-    if (!check_values(known, n * 53, 0, MAX_COPIES, "known") ||
-        !check_values(views[SIZES].buf, n, 0, TT_CARDS_IN_PLAY, "sizes") ||
-        !check_values(unseen, 53, 0, TT_CARDS_IN_PLAY, "unseen") ||
-        !check_values(pile, npile, 0, 52, "pile (card kinds)"))
+    if (!tt_check_values(known, n * 53, 0, MAX_COPIES, "known") ||
+        !tt_check_values(views[SIZES].buf, n, 0, TT_CARDS_IN_PLAY, "sizes") ||
+        !tt_check_values(unseen, 53, 0, TT_CARDS_IN_PLAY, "unseen") ||
+        !tt_check_values(pile, npile, 0, 52, "pile (card kinds)"))
         return 0;
     /* every card in play must fit the rollouts' stock and discard pile: the cards only move
        between the hands, the stock and the pile */
@@ -344,10 +202,10 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     tt_KernelObject *k = tt_kernel_of(kernel, "kernel");
     if (k == NULL) return NULL;
     tt_searcher *T = &self->T;
-    if (!get_int(stock_size, 0, TT_CARDS_IN_PLAY, &T->hidden.stock_size, "stock_size") ||
-        !get_int(drawn, -1, 52, &T->start.drawn, "drawn_upcard") ||
-        !get_int(went_out, -1, T->set.num_players - 1, &T->start.went_out, "went_out") ||
-        !get_int(turns, 0, T->set.turn_cap, &T->start.turns, "turns"))
+    if (!tt_get_int(stock_size, 0, TT_CARDS_IN_PLAY, &T->hidden.stock_size, "stock_size") ||
+        !tt_get_int(drawn, -1, 52, &T->start.drawn, "drawn_upcard") ||
+        !tt_get_int(went_out, -1, T->set.num_players - 1, &T->start.went_out, "went_out") ||
+        !tt_get_int(turns, 0, T->set.turn_cap, &T->start.turns, "turns"))
         return NULL;
     Py_buffer views[NUM_ARRAYS];
     if (!get_arrays(objs, views, T->set.num_players)) return NULL;

@@ -23,51 +23,7 @@
 
 #include "game/melds/_csolver.h"
 #include "learned/card_features.h"
-
-/* ------------------------------------------------------------------ buffers */
-
-/* Whether a buffer's struct-module format is one item of a type among `codes` (with a byte
-   order prefix only when it is this machine's). */
-static int format_is(const Py_buffer *view, const char *codes) {
-    const char *f = view->format ? view->format : "B";
-    const uint16_t probe = 1;
-    const char native = *(const char *)&probe ? '<' : '>';
-    if (*f == '@' || *f == '=' || *f == native) f++;
-    return f[0] != '\0' && f[1] == '\0' && strchr(codes, f[0]) != NULL;
-}
-
-/* Get `obj`'s buffer into `view`: items of one of the struct-module `codes` of `itemsize`
-   bytes (`type_name` in messages), `ndim` dimensions of which the first has `rows` items (-1:
-   any), C-contiguous, writable if asked. 0 with an exception naming `what` (and no buffer
-   held) otherwise: TypeError for what is not such an array, ValueError for a wrong shape. */
-static int get_array(PyObject *obj, Py_buffer *view, const char *what, const char *codes,
-                     Py_ssize_t itemsize, const char *type_name, int ndim, Py_ssize_t rows,
-                     int writable) {
-    const char *kind = writable ? "a writable C-contiguous" : "a C-contiguous";
-    if (PyObject_GetBuffer(obj, view, writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO) < 0) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s must be %s %s array, not %.100s", what, kind,
-                     type_name, Py_TYPE(obj)->tp_name);
-        return 0;
-    }
-    if (view->itemsize != itemsize || !format_is(view, codes) ||
-        !PyBuffer_IsContiguous(view, 'C')) {
-        PyErr_Format(PyExc_TypeError, "%s must be %s %s array (got format '%s', %zd bytes an "
-                     "item%s)", what, kind, type_name, view->format ? view->format : "B",
-                     view->itemsize, PyBuffer_IsContiguous(view, 'C') ? "" : ", not contiguous");
-    } else if (view->ndim != ndim) {
-        PyErr_Format(PyExc_ValueError, "%s must have %d dimension%s, not %d", what, ndim,
-                     ndim == 1 ? "" : "s", view->ndim);
-    } else if (rows >= 0 && view->shape[0] != rows) {
-        PyErr_Format(PyExc_ValueError, "%s must hold %zd %s, got %zd", what, rows,
-                     ndim == 1 ? "values" : "rows",
-                     view->shape[0]);
-    } else {
-        return 1;
-    }
-    PyBuffer_Release(view);
-    return 0;
-}
+#include "util/pyargs.h"
 
 /* ------------------------------------------------------------------ the Features type */
 
@@ -149,7 +105,8 @@ static int read_layout(PyObject *layout, Py_ssize_t size, int64_t seats, tt_cf_l
 /* Copy a neighbour table ((53, width) int64, every entry a card kind or TT_CF_NONE). */
 static int read_neighbours(PyObject *obj, const char *what, tt_cf_neighbours *table) {
     Py_buffer view;
-    if (!get_array(obj, &view, what, "lq", 8, "int64", 2, TT_CF_KINDS, 0)) return 0;
+    const Py_ssize_t shape[2] = {TT_CF_KINDS, -1}; /* a row per card kind, any width */
+    if (!tt_get_array(obj, &view, what, "i", 8, 2, shape, 0)) return 0;
     Py_ssize_t width = view.shape[1];
     int ok = width >= 1 && width <= TT_CF_MAX_NEIGHBOURS;
     if (!ok) {
@@ -178,7 +135,7 @@ static int read_neighbours(PyObject *obj, const char *what, tt_cf_neighbours *ta
 
 static int read_deck(PyObject *obj, int64_t *deck) {
     Py_buffer view;
-    if (!get_array(obj, &view, "deck", "lq", 8, "int64", 1, TT_CF_KINDS, 0)) return 0;
+    if (!tt_get_vector(obj, &view, "deck", "i", 8, TT_CF_KINDS, 0)) return 0;
     memcpy(deck, view.buf, TT_CF_KINDS * sizeof(int64_t));
     PyBuffer_Release(&view);
     for (int k = 0; k < TT_CF_KINDS; k++) {
@@ -193,7 +150,7 @@ static int read_deck(PyObject *obj, int64_t *deck) {
 
 static int read_rank(PyObject *obj, double *rank) {
     Py_buffer view;
-    if (!get_array(obj, &view, "rank", "d", 8, "float64", 1, TT_CF_KINDS, 0)) return 0;
+    if (!tt_get_vector(obj, &view, "rank", "f", 8, TT_CF_KINDS, 0)) return 0;
     memcpy(rank, view.buf, TT_CF_KINDS * sizeof(double));
     PyBuffer_Release(&view);
     return 1;
@@ -303,10 +260,9 @@ static PyObject *Features_fill(FeaturesObject *self, PyObject *const *args, Py_s
         return NULL;
     }
     Py_buffer obs, out;
-    if (!get_array(args[0], &obs, "observation", "f", 4, "float32", 1, self->observation_size,
-                   0))
+    if (!tt_get_vector(args[0], &obs, "observation", "f", 4, self->observation_size, 0))
         return NULL;
-    if (!get_array(args[1], &out, "out", "f", 4, "float32", 1, self->size, 1)) {
+    if (!tt_get_vector(args[1], &out, "out", "f", 4, self->size, 1)) {
         PyBuffer_Release(&obs);
         return NULL;
     }

@@ -19,6 +19,8 @@
 #include <Python.h>
 
 #include "game/melds/_csolver.h"
+#include "util/pyargs.h"
+#include "valuation/_crule.h"
 #include "valuation/rule.h"
 
 #define MAX_COPIES 255 /* a count of cards the rule reads (a hand is uint8 counts) */
@@ -28,108 +30,6 @@ static const char *const PIECES[] = {"hand",  "top_discard", "discard_below", "t
                                      "wild_rank", "phase", "final_turn", "known"};
 static const Py_ssize_t PIECE_WIDTHS[] = {53, 53, 53, 53, 13, 1, 1, 53};
 #define NUM_PIECES 8
-
-/* ------------------------------------------------------------------ buffers */
-
-/* Whether a buffer's struct-module format is one item of a type among `codes` (with a byte
-   order prefix only when it is this machine's). */
-static int format_is(const Py_buffer *view, const char *codes) {
-    const char *f = view->format ? view->format : "B";
-    const uint16_t probe = 1;
-    const char native = *(const char *)&probe ? '<' : '>';
-    if (*f == '@' || *f == '=' || *f == native) f++;
-    return f[0] != '\0' && f[1] == '\0' && strchr(codes, f[0]) != NULL;
-}
-
-/* Get `obj`'s buffer into `view`: a C-contiguous 1-D array of `length` items of one of the
-   struct-module `codes`, of `itemsize` bytes. 0 with a TypeError or ValueError naming `what`
-   (and no buffer held) otherwise. */
-static int get_vector(PyObject *obj, Py_buffer *view, const char *what, const char *codes,
-                      Py_ssize_t itemsize, const char *type_name, Py_ssize_t length) {
-    if (PyObject_GetBuffer(obj, view, PyBUF_RECORDS_RO) < 0) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s must be an array of %s, not %.100s", what, type_name,
-                     Py_TYPE(obj)->tp_name);
-        return 0;
-    }
-    if (!format_is(view, codes) || view->itemsize != itemsize) {
-        PyErr_Format(PyExc_TypeError, "%s must be an array of %s, got format '%s'", what,
-                     type_name, view->format ? view->format : "B");
-    } else if (view->ndim != 1 || view->shape[0] != length) {
-        PyErr_Format(PyExc_ValueError, "%s must be a 1-D array of %zd values", what, length);
-    } else if (!PyBuffer_IsContiguous(view, 'C')) {
-        PyErr_Format(PyExc_ValueError, "%s must be C-contiguous", what);
-    } else {
-        return 1;
-    }
-    PyBuffer_Release(view);
-    return 0;
-}
-
-/* An integer (any object with __index__, as numpy's) in lo..hi, or 0 with an exception
-   naming `what`. */
-static int get_int(PyObject *obj, int64_t lo, int64_t hi, int64_t *out, const char *what) {
-    PyObject *index = PyNumber_Index(obj);
-    if (index == NULL) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s must be an integer, not %.100s", what,
-                     Py_TYPE(obj)->tp_name);
-        return 0;
-    }
-    int overflow;
-    long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
-    Py_DECREF(index);
-    if (overflow || v < lo || v > hi) {
-        PyErr_Format(PyExc_ValueError, "%s must be %lld..%lld, got %R", what, (long long)lo,
-                     (long long)hi, obj);
-        return 0;
-    }
-    *out = v;
-    return 1;
-}
-
-/* A ValueError "<what> must be <must>, got <x>". */
-static void bad_number(const char *what, const char *must, double x) {
-    PyObject *value = PyFloat_FromDouble(x);
-    if (value == NULL) return;
-    PyErr_Format(PyExc_ValueError, "%s must be %s, got %R", what, must, value);
-    Py_DECREF(value);
-}
-
-/* The expected-penalty rule's parameters (lookahead, feed_cost, wild_feed_cost, candidates,
-   margin: finite numbers, candidates truncated like int()) into rule, or 0 with an exception
-   naming the one that is not. */
-static int get_rule(PyObject *const *params, int discard_drawn_upcard, tt_rule *rule) {
-    static const char *const names[] = {"lookahead", "feed_cost", "wild_feed_cost", "candidates",
-                                        "margin"};
-    double v[5];
-    for (int i = 0; i < 5; i++) {
-        v[i] = PyFloat_AsDouble(params[i]);
-        if (v[i] == -1.0 && PyErr_Occurred()) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "%s must be a number, not %.100s", names[i],
-                         Py_TYPE(params[i])->tp_name);
-            return 0;
-        }
-        if (!isfinite(v[i])) {
-            bad_number(names[i], "a finite number", v[i]);
-            return 0;
-        }
-    }
-    if (!(fabs(v[3]) < 9007199254740992.0)) { /* 2**53: past it, no longer a whole number */
-        bad_number(names[3], "a whole number below 2**53", v[3]);
-        return 0;
-    }
-    *rule = (tt_rule){
-        .lookahead = v[0],
-        .feed_cost = v[1],
-        .wild_feed_cost = v[2],
-        .candidates = (int64_t)v[3],
-        .margin = v[4],
-        .discard_drawn_upcard = discard_drawn_upcard != 0,
-    };
-    return 1;
-}
 
 /* ------------------------------------------------------------------ Rule */
 
@@ -190,7 +90,7 @@ static int set_layout(RuleObject *self, PyObject *layout) {
         }
         char what[64];
         snprintf(what, sizeof what, "layout['%s']", PIECES[i]);
-        if (!get_int(value, 0, self->observation_size - width, &offsets[i], what)) return 0;
+        if (!tt_get_int(value, 0, self->observation_size - width, &offsets[i], what)) return 0;
     }
     tt_observation *lay = &self->lay;
     lay->hand = offsets[0];
@@ -206,17 +106,7 @@ static int set_layout(RuleObject *self, PyObject *layout) {
 
 /* deck: the copies of each of the 53 card kinds in play. */
 static int set_deck(RuleObject *self, PyObject *deck) {
-    PyObject *seq = PySequence_Fast(deck, "deck must be a sequence of 53 counts");
-    if (seq == NULL) return 0;
-    int ok = PySequence_Fast_GET_SIZE(seq) == 53;
-    if (!ok)
-        PyErr_Format(PyExc_ValueError, "deck must hold 53 counts, got %zd",
-                     PySequence_Fast_GET_SIZE(seq));
-    for (Py_ssize_t k = 0; ok && k < 53; k++)
-        ok = get_int(PySequence_Fast_GET_ITEM(seq, k), 0, MAX_COPIES, &self->lay.deck[k],
-                     "every count of deck");
-    Py_DECREF(seq);
-    return ok;
+    return tt_get_ints(deck, 53, 0, MAX_COPIES, self->lay.deck, "deck");
 }
 
 static PyObject *Rule_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
@@ -232,9 +122,9 @@ static PyObject *Rule_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     RuleObject *self = (RuleObject *)type->tp_alloc(type, 0);
     if (self == NULL) return NULL;
     int64_t n;
-    if (!get_int(size, 1, PY_SSIZE_T_MAX, &n, "observation_size") ||
-        !get_int(players, 2, TT_MAX_SEATS, &self->lay.num_players, "num_players") ||
-        !get_rule(params, ddu, &self->rule)) {
+    if (!tt_get_int(size, 1, PY_SSIZE_T_MAX, &n, "observation_size") ||
+        !tt_get_int(players, 2, TT_MAX_SEATS, &self->lay.num_players, "num_players") ||
+        !tt_get_rule(params, ddu, &self->rule)) {
         Py_DECREF(self);
         return NULL;
     }
@@ -267,7 +157,7 @@ static int check_counts(const RuleObject *self, const float *obs) {
                 char what[80];
                 snprintf(what, sizeof what, "observation[%lld] (the piece '%s')",
                          (long long)(read[i].at + j), read[i].name);
-                bad_number(what, "a count of cards 0..255", x);
+                tt_bad_number(what, "a count of cards 0..255", x);
                 return 0;
             }
         }
@@ -283,9 +173,9 @@ static PyObject *Rule_decide(RuleObject *self, PyObject *const *args, Py_ssize_t
         return NULL;
     }
     Py_buffer obs, mask;
-    if (!get_vector(args[0], &obs, "observation", "f", 4, "float32", self->observation_size))
+    if (!tt_get_vector(args[0], &obs, "observation", "f", 4, self->observation_size, 0))
         return NULL;
-    if (!get_vector(args[1], &mask, "mask", "bB?", 1, "int8, uint8 or bool", TT_NUM_ACTIONS)) {
+    if (!tt_get_vector(args[1], &mask, "mask", "iu?", 1, TT_NUM_ACTIONS, 0)) {
         PyBuffer_Release(&obs);
         return NULL;
     }

@@ -12,6 +12,7 @@
 #include <Python.h>
 
 #include "_csolver.h"
+#include "util/pyargs.h"
 
 /* The largest penalty the kernel takes: natural cards are in int16 tables (7 copies of 13
    cards of a suit stay far below TT_INF), wild cards and jokers in int64 sums of at most 255
@@ -20,40 +21,6 @@
 #define WILD_MAX 1000000000LL
 
 /* ---------------------------------------------------------------------------- the buffers */
-/* A C-contiguous buffer of `length` items of `kind` ('i' signed, 'u' unsigned integers, 'f'
-   floats) of `itemsize` bytes, written into when `writable` (length < 0: any length). On
-   failure: -1 with a TypeError or ValueError that names `what`. */
-static int get_buffer(PyObject *obj, Py_buffer *view, const char *what, char kind,
-                      Py_ssize_t itemsize, Py_ssize_t length, int writable) {
-    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
-    if (PyObject_GetBuffer(obj, view, flags) < 0) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s must be a%s C-contiguous array, not %.100s", what,
-                     writable ? " writable" : "", Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    const char *f = view->format ? view->format : "B";
-    if (*f == '@' || *f == '=' || *f == '<') f++; /* native order (little-endian builds) */
-    static const char *ints = "bhilqn", *uints = "BHILQN", *floats = "fd";
-    const char *allowed = kind == 'i' ? ints : (kind == 'u' ? uints : floats);
-    int ok = f[0] != '\0' && f[1] == '\0' && strchr(allowed, f[0]) != NULL &&
-             view->itemsize == itemsize;
-    if (!ok) {
-        PyErr_Format(PyExc_TypeError, "%s must hold %s%d numbers (format '%s' of %zd bytes given)",
-                     what, kind == 'i' ? "int" : (kind == 'u' ? "uint" : "float"),
-                     (int)(8 * itemsize), view->format ? view->format : "B", view->itemsize);
-        PyBuffer_Release(view);
-        return -1;
-    }
-    if (length >= 0 && view->len != length * itemsize) {
-        PyErr_Format(PyExc_ValueError, "%s must hold %zd items, got %zd", what, length,
-                     view->len / itemsize);
-        PyBuffer_Release(view);
-        return -1;
-    }
-    return 0;
-}
-
 /* The 53 counts of a hand: bytes or bytearray (the fast path's types), else any buffer of 53
    unsigned bytes. Copied into `counts`. */
 static int get_counts(PyObject *obj, uint8_t *counts, const char *what) {
@@ -66,21 +33,9 @@ static int get_counts(PyObject *obj, uint8_t *counts, const char *what) {
         return 0;
     }
     Py_buffer view;
-    if (get_buffer(obj, &view, what, 'u', 1, 53, 0) < 0) return -1;
+    if (!tt_get_vector(obj, &view, what, "u", 1, 53, 0)) return -1;
     memcpy(counts, view.buf, 53);
     PyBuffer_Release(&view);
-    return 0;
-}
-
-static int as_int64(PyObject *obj, int64_t *out, const char *what) {
-    long long v = PyLong_AsLongLong(obj);
-    if (v == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s must be an integer, not %.100s", what,
-                     Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    *out = (int64_t)v;
     return 0;
 }
 
@@ -115,26 +70,8 @@ static PyObject *Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
                      slots);
         return NULL;
     }
-    PyObject *seq = PySequence_Fast(natural, "natural must be a sequence of 13 penalties");
-    if (seq == NULL) return NULL;
-    if (PySequence_Fast_GET_SIZE(seq) != 13) {
-        PyErr_Format(PyExc_ValueError, "natural must hold 13 penalties, got %zd",
-                     PySequence_Fast_GET_SIZE(seq));
-        Py_DECREF(seq);
-        return NULL;
-    }
     int64_t pen[13];
-    for (int p = 0; p < 13; p++) {
-        if (as_int64(PySequence_Fast_GET_ITEM(seq, p), &pen[p], "a natural penalty") < 0 ||
-            pen[p] < 0 || pen[p] > NATURAL_MAX) {
-            if (!PyErr_Occurred())
-                PyErr_Format(PyExc_ValueError, "natural penalties must be 0..%d, got %lld",
-                             NATURAL_MAX, (long long)pen[p]);
-            Py_DECREF(seq);
-            return NULL;
-        }
-    }
-    Py_DECREF(seq);
+    if (!tt_get_ints(natural, 13, 0, NATURAL_MAX, pen, "natural penalties")) return NULL;
     TablesObject *self = (TablesObject *)type->tp_alloc(type, 0);
     if (self == NULL) return NULL;
     self->top = top;
@@ -243,12 +180,12 @@ static PyObject *Kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     if (self == NULL) return NULL;
     Py_INCREF(tables);
     self->tables = tables;
-    if (get_buffer(par, &self->par, "par", 'i', 8, TT_PAR_SIZE, 0) < 0 ||
-        get_buffer(ws, &self->ws, "ws", 'i', 8, TT_WS_SIZE, 1) < 0 ||
-        get_buffer(out53, &self->out53, "out53", 'i', 8, 53, 1) < 0 ||
-        get_buffer(dv53, &self->dv53, "dv53", 'i', 8, 53, 1) < 0 ||
-        get_buffer(cards, &self->cards, "cards", 'u', 1, TT_ARRANGE_CARDS, 1) < 0 ||
-        get_buffer(keys, &self->keys, "keys", 'i', 8, TT_ARRANGE_KEYS, 1) < 0) {
+    if (!tt_get_vector(par, &self->par, "par", "i", 8, TT_PAR_SIZE, 0) ||
+        !tt_get_vector(ws, &self->ws, "ws", "i", 8, TT_WS_SIZE, 1) ||
+        !tt_get_vector(out53, &self->out53, "out53", "i", 8, 53, 1) ||
+        !tt_get_vector(dv53, &self->dv53, "dv53", "i", 8, 53, 1) ||
+        !tt_get_vector(cards, &self->cards, "cards", "u", 1, TT_ARRANGE_CARDS, 1) ||
+        !tt_get_vector(keys, &self->keys, "keys", "i", 8, TT_ARRANGE_KEYS, 1)) {
         Py_DECREF(self);
         return NULL;
     }
@@ -331,14 +268,10 @@ static PyObject *Kernel_lean(tt_KernelObject *self, PyObject *const *args, Py_ss
 static PyObject *Kernel_values(tt_KernelObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (check_nargs(nargs, 2, "values") < 0) return NULL;
     Py_buffer hands, out;
-    if (get_buffer(args[0], &hands, "hands", 'u', 1, -1, 0) < 0) return NULL;
-    if (hands.ndim != 2 || hands.shape[1] != 53) {
-        PyErr_SetString(PyExc_ValueError, "hands must be an array of shape (n, 53)");
-        PyBuffer_Release(&hands);
-        return NULL;
-    }
+    const Py_ssize_t shape[2] = {-1, 53}; /* a hand a row */
+    if (!tt_get_array(args[0], &hands, "hands", "u", 1, 2, shape, 0)) return NULL;
     Py_ssize_t n = hands.shape[0];
-    if (get_buffer(args[1], &out, "out", 'i', 8, n, 1) < 0) {
+    if (!tt_get_vector(args[1], &out, "out", "i", 8, n, 1)) {
         PyBuffer_Release(&hands);
         return NULL;
     }
@@ -369,7 +302,7 @@ static PyObject *Kernel_after_draw(tt_KernelObject *self, PyObject *const *args,
     if (check_nargs(nargs, 2, "after_draw") < 0) return NULL;
     if (get_counts(args[0], self->counts, "counts") < 0) return NULL;
     Py_buffer weights;
-    if (get_buffer(args[1], &weights, "weights", 'i', 8, 53, 0) < 0) return NULL;
+    if (!tt_get_vector(args[1], &weights, "weights", "i", 8, 53, 0)) return NULL;
     int64_t value = tt_after_draw_values(&self->s, self->counts, weights.buf, self->out53.buf,
                                          self->dv53.buf);
     PyBuffer_Release(&weights);
@@ -386,7 +319,7 @@ static PyObject *Kernel_arrange(tt_KernelObject *self, PyObject *const *args, Py
     tt_arrangement a = {0, 0, 0, 0};
     if (kinds) {
         Py_buffer view;
-        if (get_buffer(args[0], &view, "kinds", 'u', 1, -1, 0) < 0) return NULL;
+        if (!tt_get_vector(args[0], &view, "kinds", "u", 1, -1, 0)) return NULL;
         const uint8_t *data = view.buf;
         memset(self->counts, 0, 53);
         if (view.len > TT_MAX_HAND) a.points = -3;
