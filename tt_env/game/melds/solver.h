@@ -4,6 +4,8 @@
    (_csolver.c) includes it, and so do the kernels of the layers above (the valuation's rule,
    the features, the search agent), which call these functions from their own compiled code.
    It knows nothing of Python: the bindings check every input before it reaches this code.
+   It is one file of about 2,000 lines, and stays so: a header of static functions is how the
+   kernels above compile the solver into their own code (and inline its small functions).
 
    Same mathematics as the Python fast path (see the package docstring of tt_env.game.melds),
    laid out for a compiler:
