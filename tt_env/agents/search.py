@@ -193,7 +193,7 @@ class SearchAgent(BaseAgent):
         others = counting if self.rollout == "counting" else greedy
         return _csearch.Searcher(
             num_players=self.num_players,
-            deck=[int(c) for c in self.valuation.deck],
+            deck=self.valuation.deck.tolist(),
             turn_cap=self.rules.turn_cap,
             discard_drawn_upcard=bool(self.rules.discard_drawn_upcard),
             horizon=self.horizon,

@@ -26,7 +26,7 @@ from tt_env.encoding.actions import (
     TAKE_DISCARD_ACTION,
 )
 from tt_env.game.cards import JOKER, NUM_KINDS, NUM_RANKS
-from tt_env.valuation.values import Seen, Valuation
+from tt_env.valuation.values import Seen, Valuation, deck_counts
 
 try:  # built at install from rule.h; without a C compiler the Python rule plays
     from tt_env.valuation import _crule
@@ -130,14 +130,12 @@ class CompiledExpectedPenalty:
         if not self.ok:
             return
         layout = observation_layout(rules.num_players)
-        deck = [rules.decks] * NUM_KINDS
-        deck[JOKER] = rules.decks * rules.jokers_per_deck
         self._rule = _crule.Rule(
             [k.c for k in kernels],
             {name: layout.slices[name].start for name in _crule.PIECES},
             layout.size,
             num_players=rules.num_players,
-            deck=deck,
+            deck=deck_counts(rules).tolist(),
             discard_drawn_upcard=bool(rules.discard_drawn_upcard),
             lookahead=rule.lookahead,
             feed_cost=rule.feed_cost,
