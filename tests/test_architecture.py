@@ -22,6 +22,7 @@ LAYERS = (
     "agents",
     "env",
     "three_thirteen_v0",
+    "vector",
     "cli",
     "replay",
     "arena",
@@ -215,10 +216,10 @@ def test_no_agent_imports_another_agent():
 def test_playing_needs_no_torch():
     """Agents, model files, features, the arena, the terminal game and the replays import no
     training package: a trained model plays with the core dependencies (tt_env.learned.network
-    and tt_env.train train)."""
+    and tt_env.train train; tt_env.vector.sb3 is the batch as an SB3 VecEnv)."""
     training_only = {"torch", "stable_baselines3", "sb3_contrib", "tensorboard"}
     for name in MODULES:
-        if layer_of(name) in ("train",) or name == "tt_env.learned.network":
+        if layer_of(name) in ("train",) or name in ("tt_env.learned.network", "tt_env.vector.sb3"):
             continue
         for module, _, line in imports_of(name):
             assert module.split(".")[0] not in training_only, f"{name}:{line} imports {module}"

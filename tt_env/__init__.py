@@ -41,6 +41,7 @@ __version__ = "0.1.0"
 
 ENV_ID = "tt_env/ThreeThirteen-v0"
 _ENTRY_POINT = "tt_env.env.single_agent:SingleAgentEnv"
+_VECTOR_ENTRY_POINT = "tt_env.vector.batch:ThreeThirteenVectorEnv"
 
 # name -> module that defines it (loaded on first access)
 _LAZY = {
@@ -104,7 +105,9 @@ def _register_env() -> None:
     import gymnasium
 
     if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point=_ENTRY_POINT)
+        gymnasium.register(
+            id=ENV_ID, entry_point=_ENTRY_POINT, vector_entry_point=_VECTOR_ENTRY_POINT
+        )
 
 
 class _RegisterAfterImport(importlib.abc.Loader):

@@ -67,6 +67,28 @@ class CountingAgent(BaseAgent):
         state["_compiled"] = None
         return state
 
+    def batch_key(self) -> tuple:
+        """Agents with equal keys decide alike: :func:`tt_env.agents.together.act_together`
+        answers them in one call of :meth:`act_many`."""
+        r = self.rule
+        return (self.rules, r.lookahead, r.feed_cost, r.wild_feed_cost, r.candidates, r.margin)
+
+    @classmethod
+    def act_many(cls, agents, observations: np.ndarray, masks: np.ndarray) -> list[int]:
+        """:meth:`act` of ``agents[i]`` (all of one :meth:`batch_key`) on each row: one compiled
+        rule serves them all (the rule keeps no state between decisions)."""
+        first = agents[0]
+        if first._compiled is None:
+            first._compiled = CompiledExpectedPenalty(first.rule, first.rules)
+        compiled = first._compiled
+        obs = np.ascontiguousarray(observations, np.float32)
+        masks = np.ascontiguousarray(masks, np.int8)
+        actions = []
+        for agent, o, m in zip(agents, obs, masks):
+            action = compiled.act(o, m) if m.any() else None
+            actions.append(agent.act(o, m) if action is None else action)
+        return actions
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         mask = np.asarray(action_mask)
         legal_actions(mask)

@@ -129,12 +129,7 @@ class LearnedAgent(BaseAgent):
 
     def policy(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """The probabilities of the 108 actions (zero for the illegal ones)."""
-        mask = np.asarray(action_mask).astype(bool)
-        logits = self._logits(observation)
-        logits = np.where(mask, logits, -np.inf)
-        logits = logits - logits.max()
-        p = np.exp(logits)
-        return p / p.sum()
+        return _probabilities(self._logits(observation), action_mask)
 
     def _logits(self, observation: np.ndarray) -> np.ndarray:
         return self.net.actor(self.features(observation))[0].astype(np.float64)
@@ -145,6 +140,30 @@ class LearnedAgent(BaseAgent):
         p = self.policy(observation, action_mask)
         return "probability", {int(a): float(p[a]) for a in legal_actions(action_mask)}
 
+    def batch_key(self) -> tuple:
+        """Agents of one network and play decide alike: :func:`tt_env.agents.together.
+        act_together` answers them with one forward pass (:meth:`act_many`)."""
+        return (id(self.net), id(self.features), self.deterministic)
+
+    @classmethod
+    def act_many(cls, agents, observations: np.ndarray, masks: np.ndarray) -> list[int]:
+        """:meth:`act` of ``agents[i]`` (all of one :meth:`batch_key`) on each row, with one
+        forward pass of the network; each agent samples from its own generator."""
+        first = agents[0]
+        feats = first.features.batch(observations)
+        logits = first.net.actor(feats).astype(np.float64)
+        actions = []
+        for agent, row, mask in zip(agents, logits, np.asarray(masks)):
+            legal = legal_actions(mask)
+            if legal.size == 1:
+                actions.append(int(legal[0]))
+            elif agent.deterministic:
+                actions.append(int(legal[np.argmax(row[legal])]))
+            else:
+                p = _probabilities(row, mask)
+                actions.append(int(agent.rng.choice(p.size, p=p)))
+        return actions
+
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = legal_actions(action_mask)
         if legal.size == 1:
@@ -154,6 +173,14 @@ class LearnedAgent(BaseAgent):
             return int(legal[np.argmax(logits[legal])])
         p = self.policy(observation, action_mask)
         return int(self.rng.choice(p.size, p=p))
+
+
+def _probabilities(logits: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+    """The softmax of ``logits`` over the legal actions (zero for the others)."""
+    logits = np.where(np.asarray(action_mask).astype(bool), logits, -np.inf)
+    logits = logits - logits.max()
+    p = np.exp(logits)
+    return p / p.sum()
 
 
 @register_model_loader

@@ -79,7 +79,7 @@ argument               default        meaning
 ``raw_env.reset(seed=s)``) and seeds the learner's seat and the opponents from ``s``; resets
 without a seed continue from there. ``reset(options={"seat": k})`` puts the learner in seat ``k``
 for that episode. ``info`` holds the learner's AEC info (``round``, ``score``, ``scores``,
-``round_penalty``, ``round_penalties``, at the end ``winners``) plus ``seat``, ``agent`` (its
+``round_penalty``, ``round_penalties`` once a round has ended, at the end ``winners``) plus ``seat``, ``agent`` (its
 agent name, the key in ``scores``) and ``action_mask``. ``truncated`` is always False: every round
 ends by the rules (the turn cap, ``max_turns_per_round``, is a rule, scored as usual).
 
@@ -191,6 +191,12 @@ class SingleAgentEnv(gymnasium.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
+        self._reset_begin(seed, options)
+        self._done = self._play_opponents()
+        return self._reset_result()
+
+    def _reset_begin(self, seed: int | None, options: dict[str, Any] | None) -> None:
+        """The first part of reset(): the new episode is dealt, nobody has moved yet."""
         # Everything is checked before anything changes: a refused reset leaves the env as it was.
         from tt_env.game.engine import check_seed
 
@@ -236,9 +242,11 @@ class SingleAgentEnv(gymnasium.Env):
             self._new_round(distinct)
         self._rounds_seen = len(aec.game.round_results)
         self._moves = []
-        if self._play_opponents():  # impossible while turn_cap >= num_players (checked)
+
+    def _reset_result(self) -> tuple[np.ndarray, dict[str, Any]]:
+        """What reset() returns once the opponents before the learner have moved."""
+        if self._done:  # impossible while turn_cap >= num_players (checked)
             raise RuntimeError("the episode ended before the learner's first turn")
-        self._done = False
         obs, info = self._observe()
         if self.render_mode == "human":
             self.render()
@@ -250,16 +258,23 @@ class SingleAgentEnv(gymnasium.Env):
         or the episode is over. An illegal action ends the episode (``illegal_action=
         "terminate"``, the default) or raises
         :class:`~tt_env.three_thirteen_v0.IllegalActionError` and changes nothing (``"raise"``)."""
+        self._learner_move(action)
+        self._done = self._play_opponents()
+        return self._step_result()
+
+    def _learner_move(self, action: Any) -> None:
+        """The first part of step(): play the learner's action."""
         if self._done:
             raise ResetNeeded("the episode is over (or never began): call reset() before step()")
-        aec = self.aec_env
-        aec.step(action)  # checks the action first: an illegal one ends the episode or raises
+        self.aec_env.step(action)  # checks the action first: an illegal one ends the episode
         if self.render_mode is not None:
             self._moves = [(self.learner, int(action))]
-        self._done = self._play_opponents()
+
+    def _step_result(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """The last part of step(), once the opponents have moved: what it returns."""
         # The AEC env zeroes an agent's cumulative reward when it acts and adds every reward
         # given since: so this is all the learner earned since its action, whoever ended a round.
-        reward = float(aec._cumulative_rewards[self.learner])
+        reward = float(self.aec_env._cumulative_rewards[self.learner])
         obs, info = self._observe()
         if self.render_mode == "human":
             self.render()
@@ -267,40 +282,58 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _play_opponents(self) -> bool:
         """Let the opponents move until the learner is to move; True when the episode is over."""
-        aec = self.aec_env
-        game = aec.game
-        learner = self.learner
-        record = self.render_mode is not None
-        seat_of = self._seat_of
         while True:
-            agent = aec.agent_selection
-            if aec.terminations[agent] or aec.truncations[agent]:
-                return True
-            if len(game.round_results) != self._rounds_seen:  # a new round was dealt
-                self._rounds_seen = len(game.round_results)
-                self._new_round(self.opponents)
-            if agent == learner:
-                return False
-            seat = seat_of[agent]
-            opponent = self._seated[seat]
-            observation = aec.observe(agent)
-            mask = observation["action_mask"]
-            action = opponent.act(observation["observation"], mask)
-            if not (
-                isinstance(action, (int, np.integer)) and 0 <= action < NUM_ACTIONS and mask[action]
-            ):
-                what = (
-                    describe(int(action))
-                    if isinstance(action, (int, np.integer)) and (0 <= action < NUM_ACTIONS)
-                    else repr(action)
-                )
-                raise OpponentError(
-                    f"opponent {getattr(opponent, 'name', opponent)!r} in seat {seat} ({agent}) "
-                    f"chose an illegal action: {what}"
-                )
-            aec.step(int(action))
-            if record:
-                self._moves.append((agent, int(action)))
+            request = self._opponent_request()
+            if request is not None:
+                self._play_opponent(request, request[0].act(request[2], request[3]))
+                continue
+            return self._done_now()
+
+    def _opponent_request(self) -> tuple[Any, int, np.ndarray, np.ndarray] | None:
+        """The opponent to move now as ``(agent, seat, observation, mask)``, or None when the
+        learner is to move or the episode is over (:meth:`_done_now` says which). The batched
+        environment (:mod:`tt_env.vector`) asks every table for this, answers all the requests
+        together, and gives each answer to :meth:`_play_opponent`: the same moves as
+        :meth:`_play_opponents`, which does the same one table at a time."""
+        aec = self.aec_env
+        agent = aec.agent_selection
+        if aec.terminations[agent] or aec.truncations[agent]:
+            return None
+        game = aec.game
+        if len(game.round_results) != self._rounds_seen:  # a new round was dealt
+            self._rounds_seen = len(game.round_results)
+            self._new_round(self.opponents)
+        if agent == self.learner:
+            return None
+        seat = self._seat_of[agent]
+        observation = aec.observe(agent)
+        return self._seated[seat], seat, observation["observation"], observation["action_mask"]
+
+    def _done_now(self) -> bool:
+        """With no opponent to move (:meth:`_opponent_request` gave None): is the episode over?"""
+        aec = self.aec_env
+        agent = aec.agent_selection
+        return bool(aec.terminations[agent] or aec.truncations[agent])
+
+    def _play_opponent(self, request: tuple[Any, int, np.ndarray, np.ndarray], action) -> None:
+        """Play the action an opponent chose for :meth:`_opponent_request`'s ``request``."""
+        opponent, seat, _, mask = request
+        if not (
+            isinstance(action, (int, np.integer)) and 0 <= action < NUM_ACTIONS and mask[action]
+        ):
+            what = (
+                describe(int(action))
+                if isinstance(action, (int, np.integer)) and (0 <= action < NUM_ACTIONS)
+                else repr(action)
+            )
+            agent = self.aec_env.possible_agents[seat]
+            raise OpponentError(
+                f"opponent {getattr(opponent, 'name', opponent)!r} in seat {seat} ({agent}) "
+                f"chose an illegal action: {what}"
+            )
+        self.aec_env.step(int(action))
+        if self.render_mode is not None:
+            self._moves.append((self.aec_env.possible_agents[seat], int(action)))
 
     @staticmethod
     def _new_round(agents: Sequence[Any]) -> None:
@@ -323,9 +356,12 @@ class SingleAgentEnv(gymnasium.Env):
     def _info(self, mask: np.ndarray) -> dict[str, Any]:
         # Fresh containers: the AEC env shares its dicts between agents and steps, and Gymnasium
         # asks that no returned info share an object with another.
+        # A key whose value is None (``round_penalty`` before a round has ended) is left out:
+        # Gymnasium's vector envs stack each key into one array, which None cannot join.
         info = {
             k: dict(v) if isinstance(v, dict) else list(v) if isinstance(v, list) else v
             for k, v in self.aec_env.infos[self.learner].items()
+            if v is not None
         }
         info["seat"] = self.learner_seat
         info["agent"] = self.learner

@@ -210,6 +210,27 @@ class CardFeatures:
                 return out
         return self.reference(obs)
 
+    def batch(self, observations: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """The transform of every row of ``observations`` (shape (M, observation size)), as
+        an (M, :attr:`size`) ``float32`` array (written into ``out`` when given)."""
+        obs = np.ascontiguousarray(observations, np.float32)
+        if obs.ndim != 2 or obs.shape[1] != self.layout.size:
+            raise ValueError(
+                f"expected observations of shape (M, {self.layout.size}) for "
+                f"{self.num_players} players, got shape {obs.shape}"
+            )
+        if out is None:
+            out = np.empty((len(obs), self.size), np.float32)
+        elif out.shape != (len(obs), self.size) or out.dtype != np.float32:
+            raise ValueError(f"out must be a float32 array of shape {(len(obs), self.size)}")
+        compiled = self._compiled
+        if compiled is False:
+            compiled = self._compiled = self._build_compiled()
+        for i, row in enumerate(obs):
+            if compiled is None or not compiled.fill(row, out[i]):
+                out[i] = self.reference(row)
+        return out
+
     def _build_compiled(self):
         """The compiled transform (``tt_env.learned._cfeatures.Features``) of these rules and
         options, or None: the compiled kernels were not built, or the solver's kernel does not
