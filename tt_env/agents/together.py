@@ -33,9 +33,7 @@ def _key(agent: Any) -> Any:
     return None if key is None else (type(agent), key)
 
 
-def act_together(
-    agents: Sequence[Any], observations: np.ndarray, masks: np.ndarray
-) -> list[Any]:
+def act_together(agents: Sequence[Any], observations: np.ndarray, masks: np.ndarray) -> list[Any]:
     """The action of ``agents[i]`` for ``observations[i]`` and ``masks[i]`` (rows of 2-D arrays),
     for every ``i``: agents of one batchable kind together, the others one by one (see the
     module docstring). The actions are returned as the agents chose them, unchecked."""

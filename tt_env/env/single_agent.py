@@ -81,7 +81,8 @@ without a seed continue from there. ``reset(options={"seat": k})`` puts the lear
 for that episode. ``info`` holds the learner's AEC info (``round``, ``score``, ``scores``,
 ``round_penalty`` and ``round_penalties`` once a round has ended, at the end ``winners``) plus
 ``seat``, ``agent`` (its agent name, the key in ``scores``) and ``action_mask``. ``truncated``
-is always False: every round ends by the rules (the turn cap, ``max_turns_per_round``, is a rule, scored as usual).
+is always False: every round ends by the rules (the turn cap, ``max_turns_per_round``, is a
+rule, scored as usual).
 
 The checkers of Gymnasium (``gymnasium.utils.env_checker.check_env``) and Stable-Baselines3
 (``stable_baselines3.common.env_checker.check_env``) step with unmasked random actions: with the

@@ -62,9 +62,11 @@ class SelfPlayVectorEnv:
         self.rules = rules = self.tables[0].rules
         p = self.num_players = rules.num_players
         seats = list(range(p)) if learner_seats is None else list(learner_seats)
-        if not seats or any(
-            not isinstance(s, (int, np.integer)) or not 0 <= s < p for s in seats
-        ) or len(set(seats)) != len(seats):
+        if (
+            not seats
+            or any(not isinstance(s, (int, np.integer)) or not 0 <= s < p for s in seats)
+            or len(set(seats)) != len(seats)
+        ):
             raise ValueError(
                 f"learner_seats must be distinct seats in 0..{p - 1}, got {learner_seats!r}"
             )
@@ -73,8 +75,10 @@ class SelfPlayVectorEnv:
         self._learns[self.learner_seats] = True
         others = [s for s in range(p) if not self._learns[s]]
         self._agents = [
-            {s: make_agent(opponents, p, rules) if isinstance(opponents, str) else opponents
-             for s in others}
+            {
+                s: make_agent(opponents, p, rules) if isinstance(opponents, str) else opponents
+                for s in others
+            }
             for _ in range(n)
         ]
         self.transform = observation_transform(observation, rules)
