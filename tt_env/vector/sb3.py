@@ -74,9 +74,7 @@ class BatchVecEnv(VecEnv):
             final = infos.get("final_info", {})
             for i in np.flatnonzero(dones):
                 info = out[i]
-                for key, values in final.items():
-                    if not key.startswith("_") and final.get("_" + key, dones)[i]:
-                        info[key] = values[i]
+                info.update(_row(final, i))
                 info["terminal_observation"] = infos["final_obs"][i]
                 info["TimeLimit.truncated"] = bool(truncations[i] and not terminations[i])
         return obs, rewards.astype(np.float32), dones, out
@@ -113,6 +111,16 @@ class BatchVecEnv(VecEnv):
 
     def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
         return [False] * len(self._get_indices(indices))
+
+
+def _row(infos: dict[str, Any], i: int) -> dict[str, Any]:
+    """Table ``i``'s info out of Gymnasium's vector info (arrays with ``_key`` masks)."""
+    row = {}
+    for key, values in infos.items():
+        if key.startswith("_") or not infos.get("_" + key, np.ones(i + 1, bool))[i]:
+            continue
+        row[key] = _row(values, i) if isinstance(values, dict) else values[i]
+    return row
 
 
 __all__ = ["BatchVecEnv"]
