@@ -50,7 +50,7 @@ def tiny_config(tmp_path: Path, **changes):
         run_dir=str(tmp_path / "runs"),
         run_name="tiny",
         seed=3,
-        vec_env="dummy",
+        vec_env="batch",
         n_envs=2,
         n_steps=256,
         batch_size=256,

@@ -428,3 +428,35 @@ def test_distill_curve_refits_cuts_of_the_teacher_data_and_draws_them(tmp_path):
     total = json.loads((run / "state.json").read_text())["bc"]["samples"]
     assert fitted == sorted([f"n{total}", "n100"])
     assert json.loads((run / "curve" / "n100" / "state.json").read_text())["bc"]["samples"] == 100
+
+
+def test_the_batch_plays_what_sb3s_dummy_vec_env_plays(tmp_path):
+    """tt-train's default vec env (every table stepped together, the league's snapshot run once
+    for all tables) gives the learner the games one TrainingEnv per table gives."""
+    from tt_env.train.env import make_vec_env
+
+    league = tmp_path / "league"
+    league.mkdir()
+    tiny_model(league / "step_000000512.npz", Rules())
+    runs = {}
+    for vec_env in ("batch", "dummy"):
+        config = tiny_config(
+            tmp_path, vec_env=vec_env, n_envs=4, opponents="counting=1,random=1,league=2"
+        )
+        env = make_vec_env(config, seed=11, league_dir=str(league))
+        rng = np.random.default_rng(0)
+        seen = [env.reset()]
+        for _ in range(120):
+            masks = np.stack(env.env_method("action_masks"))
+            actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            obs, rewards, dones, infos = env.step(actions)
+            seen += [obs, rewards, dones]
+            seen += [i["terminal_observation"] for i in infos if "terminal_observation" in i]
+            seen += [i["tt_episode"]["opponents"] for i in infos if "tt_episode" in i]
+        env.close()
+        runs[vec_env] = seen
+    labels = [x for x in runs["batch"] if isinstance(x, str)]
+    assert any("league" in label for label in labels) and len(labels) >= 4
+    assert len(runs["batch"]) == len(runs["dummy"])
+    for a, b in zip(runs["batch"], runs["dummy"]):
+        assert np.array_equal(a, b)

@@ -60,14 +60,16 @@ class TrainConfig:
     """width of the hidden layer of CardNet's global trunk"""
     total_timesteps: int = 1_000_000
     """PPO steps of the learner (the behaviour-cloning positions are not counted)"""
-    n_envs: int = 4
-    """parallel environments"""
-    vec_env: str = "subproc"
-    """"subproc": one process per environment (SubprocVecEnv); "dummy": all in this process"""
+    n_envs: int = 16
+    """tables the learner plays at once (with vec_env "batch": tables in one batch)"""
+    vec_env: str = "batch"
+    """"batch": every table stepped together in this process, the opponents of all tables
+    answered together (tt_env.vector); "subproc": one process per table (SubprocVecEnv);
+    "dummy": one table after another in this process (DummyVecEnv)"""
     learning_rate: float = 1e-4
     """Adam learning rate of PPO"""
-    n_steps: int = 512
-    """steps per environment per rollout"""
+    n_steps: int = 128
+    """steps per table per rollout (a rollout is n_steps x n_envs)"""
     batch_size: int = 512
     """PPO minibatch size"""
     n_epochs: int = 4
@@ -227,7 +229,7 @@ _POSITIVE = {"reward_scale", "learning_rate", "clip_range", "max_grad_norm", "bc
 _CHOICES = {
     "episode": ("round", "game"),
     "reward": ("relative", "penalty"),
-    "vec_env": ("subproc", "dummy"),
+    "vec_env": ("batch", "subproc", "dummy"),
     "eval_episode": ("game", "round"),
     "final_model": ("best", "last"),
     "backend": ("sb3", "rllib"),

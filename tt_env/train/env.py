@@ -12,11 +12,13 @@ import gymnasium
 import numpy as np
 import torch
 from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from tt_env.game.rules import Rules
 from tt_env.learned.features import CardFeatures
 from tt_env.train.config import TrainConfig, parse_pool
 from tt_env.train.opponents import OpponentPool, PoolSeat
+from tt_env.vector.batch import play_opponents
 
 
 # ---------------------------------------------------------------------------------- environment
@@ -52,13 +54,14 @@ class TrainingEnv(gymnasium.Env):
         league_size: int = 5,
         seed: int = 0,
         baseline: str = "",
+        models: dict[str, Any] | None = None,
     ) -> None:
         from tt_env.env.single_agent import SingleAgentEnv
 
         self.rules = rules
         self.features = CardFeatures(rules, lookahead=lookahead)
         self.seats = [PoolSeat() for _ in range(rules.num_players - 1)]
-        self.pool = OpponentPool(opponents, rules, seed, league_dir, league_size)
+        self.pool = OpponentPool(opponents, rules, seed, league_dir, league_size, models)
         # MaskablePPO never picks a masked action: one would be a bug, so it raises.
         self.env = SingleAgentEnv(
             opponents=self.seats,
@@ -104,20 +107,35 @@ class TrainingEnv(gymnasium.Env):
         return reward
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        self._reset_begin(seed, options)
+        self.env._done = self.env._play_opponents()
+        return self._reset_result()
+
+    def step(self, action):
+        self.env._learner_move(int(action))
+        self.env._done = self.env._play_opponents()
+        return self._step_result()
+
+    # The parts of reset() and step() around the opponents' moves, for the batch
+    # (TrainingVecEnv), which plays the opponents of every table together in between.
+    def _reset_begin(self, seed: int | None, options: dict[str, Any] | None) -> None:
         super().reset(seed=seed)
         if seed is not None:
             self.pool.rng = np.random.default_rng([seed, 1])
         for i, seat in enumerate(self.seats):
             seat.label, seat.agent = self.pool.sample(i)
-        obs, info = self.env.reset(seed=seed, options=options)
+        self.env._reset_begin(seed, options)
+
+    def _reset_result(self):
+        obs, info = self.env._reset_result()
         self._episode_reward, self._episode_length = 0.0, 0
         self.raw_observation = obs
         if self.baseline:
             self._reference = self.reference_reward()
         return self.features(obs), info
 
-    def step(self, action):
-        obs, reward, terminated, truncated, info = self.env.step(int(action))
+    def _step_result(self):
+        obs, reward, terminated, truncated, info = self.env._step_result()
         self.raw_observation = obs
         self._episode_reward += reward
         self._episode_length += 1
@@ -140,7 +158,12 @@ class TrainingEnv(gymnasium.Env):
 
 
 def make_training_env(
-    config: TrainConfig, rank: int, seed: int, league_dir: str | None, opponents: str | None = None
+    config: TrainConfig,
+    rank: int,
+    seed: int,
+    league_dir: str | None,
+    opponents: str | None = None,
+    models: dict[str, Any] | None = None,
 ) -> TrainingEnv:
     """The environment of worker ``rank`` (a module-level function: picklable for subprocesses)."""
     torch.set_num_threads(1)
@@ -155,12 +178,26 @@ def make_training_env(
         league_size=config.league_size,
         seed=seed * 1000 + rank,
         baseline=config.baseline,
+        models=models,
     )
 
 
 def make_vec_env(config: TrainConfig, seed: int, league_dir: str | None):
+    """The learner's environments: ``vec_env="batch"`` (the default) one
+    :class:`TrainingVecEnv` of ``n_envs`` tables in this process; ``"subproc"``/``"dummy"``
+    SB3's vector envs of one :class:`TrainingEnv` each."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
+    if config.vec_env == "batch":
+        torch.set_num_threads(1)
+        models: dict[str, Any] = {}
+        tables = [
+            make_training_env(config, rank, seed, league_dir, models=models)
+            for rank in range(config.n_envs)
+        ]
+        vec = TrainingVecEnv(tables)
+        vec.seed(seed)
+        return VecMonitor(vec)
     fns = [
         functools.partial(make_training_env, config, rank, seed, league_dir)
         for rank in range(config.n_envs)
@@ -170,6 +207,102 @@ def make_vec_env(config: TrainConfig, seed: int, league_dir: str | None):
     elif config.vec_env in ("dummy", "subproc"):
         vec = DummyVecEnv(fns)
     else:
-        raise ValueError(f"vec_env must be 'subproc' or 'dummy', got {config.vec_env!r}")
+        raise ValueError(f"vec_env must be 'batch', 'subproc' or 'dummy', got {config.vec_env!r}")
     vec.seed(seed)
     return VecMonitor(vec)
+
+
+# ---------------------------------------------------------------------------------- the batch
+class TrainingVecEnv(VecEnv):
+    """``n_envs`` :class:`TrainingEnv` tables stepped together in this process, as a
+    Stable-Baselines3 ``VecEnv`` (``tt-train``'s default, ``vec_env = "batch"``): every
+    table's learner action, then every opponent's move at every table together
+    (:func:`tt_env.vector.batch.play_opponents`: one forward pass for the league's
+    snapshots, one loop of the compiled rule for ``counting``), then the features. The
+    tables play the games each would play alone; masks reach MaskablePPO as one array."""
+
+    def __init__(self, tables: list[TrainingEnv]) -> None:
+        self.tables = tables
+        first = tables[0]
+        super().__init__(len(tables), first.observation_space, first.action_space)
+        self._actions: np.ndarray | None = None
+        self._seed: int | None = None
+        self._masks = np.zeros((len(tables), first.action_space.n), bool)
+
+    def _cores(self):
+        return [t.env for t in self.tables]
+
+    def reset(self) -> np.ndarray:
+        seed, self._seed = self._seed, None
+        n = self.num_envs
+        for i, table in enumerate(self.tables):
+            table._reset_begin(None if seed is None else seed + i, None)
+        play_opponents(self._cores(), range(n))
+        obs = np.stack([self._reset_result(i)[0] for i in range(n)])
+        self.reset_infos = [{} for _ in range(n)]
+        return obs
+
+    def _reset_result(self, i: int):
+        obs, info = self.tables[i]._reset_result()
+        self._masks[i] = info["action_mask"]
+        return obs, info
+
+    def seed(self, seed: int | None = None):
+        self._seed = seed
+        return [None] * self.num_envs
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions)
+
+    def step_wait(self):
+        actions, self._actions = self._actions, None
+        n = self.num_envs
+        for table, action in zip(self.tables, actions):
+            table.env._learner_move(int(action))
+        play_opponents(self._cores(), range(n))
+        obs = [None] * n
+        rewards = np.zeros(n, np.float32)
+        dones = np.zeros(n, bool)
+        infos: list[dict[str, Any]] = [{} for _ in range(n)]
+        for i, table in enumerate(self.tables):
+            o, r, term, trunc, info = table._step_result()
+            obs[i], rewards[i], dones[i], infos[i] = o, r, term or trunc, info
+            self._masks[i] = info["action_mask"]
+            if dones[i]:
+                info["terminal_observation"] = o
+                info["TimeLimit.truncated"] = bool(trunc and not term)
+                table._reset_begin(None, None)
+        finished = list(np.flatnonzero(dones))
+        if finished:
+            play_opponents(self._cores(), finished)
+            for i in finished:
+                obs[i] = self._reset_result(i)[0]
+        return np.stack(obs), rewards, dones, infos
+
+    def action_masks(self) -> np.ndarray:
+        return self._masks.copy()
+
+    def close(self) -> None:
+        for table in self.tables:
+            table.close()
+
+    def get_images(self):
+        return [None] * self.num_envs
+
+    def _targets(self, indices):
+        return [self.tables[i] for i in self._get_indices(indices)]
+
+    def env_method(self, method_name: str, *args, indices=None, **kwargs):
+        if method_name == "action_masks":  # MaskablePPO, every step: one array, sliced
+            return [self._masks[i] for i in self._get_indices(indices)]
+        return [getattr(t, method_name)(*args, **kwargs) for t in self._targets(indices)]
+
+    def get_attr(self, attr_name: str, indices=None):
+        return [getattr(t, attr_name) for t in self._targets(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        for t in self._targets(indices):
+            setattr(t, attr_name, value)
+
+    def env_is_wrapped(self, wrapper_class, indices=None):
+        return [isinstance(t, wrapper_class) for t in self._targets(indices)]

@@ -26,8 +26,12 @@ class OpponentPool:
         seed: int,
         league_dir: str | None = None,
         league_size: int = 5,
+        models: dict[str, Any] | None = None,
     ) -> None:
         self.rules = rules
+        # The league's loaded models, shared by the pools of a batch: the snapshot at every
+        # table is then one network, and the batch runs it once for all of them.
+        self.models = models
         self.weights = dict(weights)
         self.rng = np.random.default_rng(seed)
         self.league_dir = Path(league_dir) if league_dir else None
@@ -68,9 +72,20 @@ class OpponentPool:
                     and Path(k[1]).parent == self.league_dir
                 ]:
                     del self._agents[old]
-            agent = make_agent(
-                spec, self.rules.num_players, self.rules, int(self.rng.integers(2**31))
-            )
+                if self.models is not None:
+                    for old in [k for k in self.models if k not in live]:
+                        del self.models[old]
+            seed = int(self.rng.integers(2**31))
+            if name == LEAGUE and self.models is not None:
+                from tt_env.agents.learned import LearnedAgent
+                from tt_env.learned.model import load_model
+
+                model = self.models.get(spec)
+                if model is None:
+                    model = self.models[spec] = load_model(spec, self.rules)
+                agent = LearnedAgent(model, self.rules.num_players, self.rules, seed)
+            else:
+                agent = make_agent(spec, self.rules.num_players, self.rules, seed)
             self._agents[key] = agent
         return name, agent
 
@@ -102,6 +117,7 @@ class PoolSeat:
     episode. It forwards the agent protocol (``act``, ``reset``, ``new_round``)."""
 
     name = "pool"
+    delegates = True  # the batched env asks self.agent, so that agents of a kind act together
 
     def __init__(self) -> None:
         self.agent: Any = None

@@ -165,28 +165,7 @@ class ThreeThirteenVectorEnv(gymnasium.vector.VectorEnv):
 
     # ------------------------------------------------------------------ the tables together
     def _play_opponents(self, indices: Sequence[int]) -> None:
-        """Every opponent's moves at the tables ``indices`` until each is at its learner."""
-        tables = self.tables
-        pending = list(indices)
-        while pending:
-            waiting, requests = [], []
-            for i in pending:
-                request = tables[i]._opponent_request()
-                if request is None:
-                    tables[i]._done = tables[i]._done_now()
-                else:
-                    waiting.append(i)
-                    requests.append(request)
-            if not requests:
-                return
-            actions = act_together(
-                [_unwrapped(r[0]) for r in requests],
-                np.stack([r[2] for r in requests]),
-                np.stack([r[3] for r in requests]),
-            )
-            for i, request, action in zip(waiting, requests, actions):
-                tables[i]._play_opponent(request, action)
-            pending = waiting
+        play_opponents(self.tables, indices)
 
     def _write(self, i: int, obs: np.ndarray, info: dict[str, Any]) -> None:
         self._raw[i] = obs
@@ -324,6 +303,33 @@ class ThreeThirteenVectorEnv(gymnasium.vector.VectorEnv):
             table.close()
 
 
+def play_opponents(tables: Sequence[Any], indices: Sequence[int]) -> None:
+    """Every opponent's moves at ``tables[i]`` (single-agent views) for ``i`` in ``indices``,
+    all tables together, until each is at its learner or its episode is over (then the table's
+    ``_done`` is set): the moves :meth:`SingleAgentEnv._play_opponents` plays one table at a
+    time."""
+    pending = list(indices)
+    while pending:
+        waiting, requests = [], []
+        for i in pending:
+            request = tables[i]._opponent_request()
+            if request is None:
+                tables[i]._done = tables[i]._done_now()
+            else:
+                waiting.append(i)
+                requests.append(request)
+        if not requests:
+            return
+        actions = act_together(
+            [_unwrapped(r[0]) for r in requests],
+            np.stack([r[2] for r in requests]),
+            np.stack([r[3] for r in requests]),
+        )
+        for i, request, action in zip(waiting, requests, actions):
+            tables[i]._play_opponent(request, action)
+        pending = waiting
+
+
 def _unwrapped(agent: Any) -> Any:
     """The agent that decides for a seat: a delegating seat (``tt-train``'s pool seats) gives
     its current agent, so that agents of one kind are answered together."""
@@ -337,4 +343,4 @@ def _episode_info(info: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in info.items() if k != "action_mask"}
 
 
-__all__ = ["ThreeThirteenVectorEnv", "autoreset_mode_of"]
+__all__ = ["ThreeThirteenVectorEnv", "autoreset_mode_of", "play_opponents"]
