@@ -1,0 +1,276 @@
+"""The batched environment against Gymnasium's and SB3's vector envs, side by side in one run.
+
+Figures (learner steps per second; every ratio is measured in this run, the two sides
+alternating in chunks so that a change in the machine's speed hits both):
+
+1. ``env``: 64 tables, counting opponents, CardFeatures observations, a random legal learner:
+   ``gymnasium.make_vec(..., vectorization_mode="sync")`` against the native batch
+   (``vector_entry_point``). Also the floor that no engine can go below: the compiled
+   counting decisions and features of the same steps, timed alone.
+2. ``cheap``: the same with random opponents and raw observations (the engine's own speed).
+3. ``ppo``: MaskablePPO (MlpPolicy, n_epochs 4, batch 512, rollouts of 2,048 steps) on
+   ``stable_baselines3.common.env_util.make_vec_env(id, n_envs=2)`` against
+   ``tt_env.vector.make_sb3_vec_env(64)``, with the env's default opponents (random) and raw
+   observations, and with counting opponents and CardFeatures.
+4. ``train``: tt-train's setup (CardNet, its opponent pool, CardFeatures): the default
+   (``vec_env="batch"``, 16 tables, n_steps 128) against the setup before it (4
+   ``SubprocVecEnv`` processes, n_steps 512), and the share of a step spent in the environment
+   (against a do-nothing env with the same spaces, as ``bench_training.py``).
+5. ``memory``: the resident memory of a native batch over ``--soak`` learner steps.
+
+Torch runs on one thread. ``python benchmarks/bench_vector.py`` runs them all (about 10
+minutes on 2 cores); ``--only env,cheap`` picks some.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, uninstalled
+
+import tt_env  # noqa: E402,F401  (registers the id)
+from tt_env.game.melds import _kernel  # noqa: E402
+from tt_env.game.rules import Rules  # noqa: E402
+from tt_env.learned.features import CardFeatures  # noqa: E402
+
+ID = "tt_env/ThreeThirteen-v0"
+
+
+def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly random legal action per row (0 where nothing is legal)."""
+    scores = rng.random(masks.shape) * masks
+    return scores.argmax(axis=1)
+
+
+class Side:
+    """One vector env stepped by a random legal learner, timed chunk by chunk."""
+
+    def __init__(self, env, masks_of, seed: int = 0) -> None:
+        self.env, self.masks_of = env, masks_of
+        self.rng = np.random.default_rng(seed)
+        _, self.info = env.reset(seed=seed)
+        self.seconds = 0.0
+        self.steps = 0
+
+    def run(self, steps: int, timed: bool = True) -> None:
+        env, n = self.env, self.env.num_envs
+        start = time.perf_counter()
+        for _ in range(steps):
+            actions = random_legal(self.masks_of(env, self.info), self.rng)
+            _, _, _, _, self.info = env.step(actions)
+        if timed:
+            self.seconds += time.perf_counter() - start
+            self.steps += steps * n
+
+    @property
+    def rate(self) -> float:
+        return self.steps / self.seconds
+
+
+def sync_masks(env, info) -> np.ndarray:
+    return np.stack([e.unwrapped.action_masks() for e in env.envs])
+
+
+def native_masks(env, info) -> np.ndarray:
+    return env.action_masks()
+
+
+def side_by_side(make_a, make_b, masks_a, masks_b, steps: int, chunks: int = 6):
+    """Both sides warmed, then stepped in alternating chunks; their rates."""
+    a, b = Side(make_a(), masks_a), Side(make_b(), masks_b)
+    a.run(20, timed=False)
+    b.run(20, timed=False)
+    chunk = max(1, steps // chunks)
+    for _ in range(chunks):
+        a.run(chunk)
+        b.run(chunk)
+    return a, b
+
+
+def features_wrapper(rules: Rules):
+    features = CardFeatures(rules)
+    space = gymnasium.spaces.Box(-np.inf, np.inf, (features.size,), np.float32)
+    return lambda env: gymnasium.wrappers.TransformObservation(env, features, space)
+
+
+def bench_env(args, opponents: str, observation: str, label: str) -> None:
+    kwargs = dict(opponents=opponents, episode="round")
+    wrappers = [features_wrapper(Rules())] if observation == "features" else []
+
+    def sync():
+        return gymnasium.make_vec(
+            ID, args.tables, vectorization_mode="sync", wrappers=wrappers, **kwargs
+        )
+
+    def native():
+        return gymnasium.make_vec(ID, args.tables, observation=observation, **kwargs)
+
+    s, nat = side_by_side(sync, native, sync_masks, native_masks, args.env_steps)
+    print(f"\n{label}: {args.tables} tables, {opponents} opponents, {observation} observations")
+    print(f"  {'gymnasium.make_vec, vectorization_mode=sync':52}{s.rate:>10,.0f} steps/s")
+    print(f"  {'gymnasium.make_vec, native batch':52}{nat.rate:>10,.0f} steps/s")
+    print(f"  native / sync: {nat.rate / s.rate:.2f}x")
+    if opponents == "counting" and observation == "features":
+        floor = kernel_floor(args)
+        print(
+            f"  the compiled counting decisions and CardFeatures of these steps alone: "
+            f"{floor:,.0f} steps/s, {floor / s.rate:.1f}x sync (the ceiling of any engine)"
+        )
+
+
+def kernel_floor(args) -> float:
+    """Learner steps per second if nothing but the compiled opponent decisions and the
+    features were computed: the positions of a native run, recorded, then timed alone."""
+    from tt_env.agents import together
+
+    recorded: list[tuple] = []
+    act_together = together.act_together
+
+    def recording(agents, observations, masks):
+        recorded.append((agents, observations.copy(), masks.copy()))
+        return act_together(agents, observations, masks)
+
+    env = gymnasium.make_vec(ID, args.tables, opponents="counting", episode="round")
+    import tt_env.vector.batch as batch
+
+    batch.act_together = recording
+    try:
+        side = Side(env, native_masks)
+        raw: list[np.ndarray] = []
+        for _ in range(args.env_steps // 2):
+            actions = random_legal(env.action_masks(), side.rng)
+            obs, _, _, _, side.info = env.step(actions)
+            raw.append(obs)
+    finally:
+        batch.act_together = act_together
+    learner_steps = len(raw) * args.tables
+    features = CardFeatures(Rules())
+    start = time.perf_counter()
+    for obs in raw:
+        features.batch(obs)
+    for agents, observations, masks in recorded:
+        type(agents[0]).act_many(agents, observations, masks)
+    return learner_steps / (time.perf_counter() - start)
+
+
+def ppo_rate(env, steps: int, n_steps: int, policy="MlpPolicy", policy_kwargs=None) -> float:
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO(
+        policy,
+        env,
+        n_steps=n_steps,
+        batch_size=512,
+        n_epochs=4,
+        seed=0,
+        device="cpu",
+        verbose=0,
+        policy_kwargs=policy_kwargs,
+    )
+    model.learn(2048)  # warm
+    start = time.perf_counter()
+    model.learn(steps, reset_num_timesteps=False)
+    return steps / (time.perf_counter() - start)
+
+
+def bench_ppo(args) -> None:
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from tt_env.vector import make_sb3_vec_env
+
+    for opponents, observation in (("random", "raw"), ("counting", "features")):
+        kwargs = dict(opponents=opponents, episode="round")
+        wrapper = features_wrapper(Rules()) if observation == "features" else None
+        base = ppo_rate(
+            make_vec_env(ID, n_envs=2, env_kwargs=kwargs, wrapper_class=wrapper),
+            args.ppo_steps,
+            1024,
+        )
+        ours = ppo_rate(
+            make_sb3_vec_env(args.tables, observation=observation, **kwargs),
+            args.ppo_steps,
+            2048 // args.tables,
+        )
+        print(f"\nppo: MaskablePPO, {opponents} opponents, {observation} observations")
+        print(f"  {'make_vec_env(id, n_envs=2)':52}{base:>10,.0f} steps/s")
+        print(f"  {f'make_sb3_vec_env({args.tables})':52}{ours:>10,.0f} steps/s")
+        print(f"  batch / make_vec_env: {ours / base:.2f}x")
+
+
+def bench_train(args) -> None:
+    from bench_training import TrivialEnv, maskable_ppo, rate
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from tt_env.train import TrainConfig, make_vec_env
+
+    default = TrainConfig()
+    before = TrainConfig(vec_env="subproc", n_envs=4, n_steps=512)
+    rates = {}
+    for name, config in (("default (batch)", default), ("before (subproc)", before)):
+        env = make_vec_env(config, seed=0, league_dir=None)
+        rates[name] = rate(maskable_ppo(config, env), args.train_steps)
+        env.close()
+    size = CardFeatures(default.make_rules(), lookahead=default.lookahead).size
+    trivial_env = DummyVecEnv([lambda: TrivialEnv(size)] * default.n_envs)
+    trivial = rate(maskable_ppo(default, trivial_env), args.train_steps)
+    print(
+        f"\ntrain: tt-train's setup (CardNet, opponents {default.opponents}, without "
+        "league snapshots, CardFeatures)"
+    )
+    d, b = rates["default (batch)"], rates["before (subproc)"]
+    print(f"  {'default: batch of 16 tables, n_steps 128':52}{d:>10,.0f} steps/s")
+    print(f"  {'before: SubprocVecEnv of 4, n_steps 512':52}{b:>10,.0f} steps/s")
+    print(f"  {'do-nothing env, same spaces, 16 envs':52}{trivial:>10,.0f} steps/s")
+    print(f"  default / before: {d / b:.2f}x; environment side of a step: {100 * (1 - d / trivial):.0f}%")
+
+
+def bench_memory(args) -> None:
+    env = gymnasium.make_vec(
+        ID, args.tables, opponents="counting", episode="round", observation="features"
+    )
+    side = Side(env, native_masks)
+    points = []
+    per = max(1, args.soak // args.tables // 10)
+    for _ in range(10):
+        side.run(per)
+        points.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    print(f"\nmemory: {side.steps:,} learner steps of a native batch of {args.tables} tables")
+    print("  peak resident MB after each tenth: " + ", ".join(f"{p:.0f}" for p in points))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=64)
+    parser.add_argument("--env-steps", type=int, default=600, help="batch steps per env figure")
+    parser.add_argument("--ppo-steps", type=int, default=16384)
+    parser.add_argument("--train-steps", type=int, default=8192)
+    parser.add_argument("--soak", type=int, default=500_000, help="learner steps for memory")
+    parser.add_argument("--only", default="env,cheap,ppo,train,memory")
+    args = parser.parse_args()
+    import torch
+
+    torch.set_num_threads(1)
+    only = {s.strip() for s in args.only.split(",")}
+    print(f"bench_vector: {_kernel.status()}; torch threads 1")
+    if "env" in only:
+        bench_env(args, "counting", "features", "env")
+    if "cheap" in only:
+        bench_env(args, "random", "raw", "cheap")
+    if "ppo" in only:
+        bench_ppo(args)
+    if "train" in only:
+        bench_train(args)
+    if "memory" in only:
+        bench_memory(args)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    main()
