@@ -228,7 +228,8 @@ def bench_train(args) -> None:
     print(f"  {'default: batch of 16 tables, n_steps 128':52}{d:>10,.0f} steps/s")
     print(f"  {'before: SubprocVecEnv of 4, n_steps 512':52}{b:>10,.0f} steps/s")
     print(f"  {'do-nothing env, same spaces, 16 envs':52}{trivial:>10,.0f} steps/s")
-    print(f"  default / before: {d / b:.2f}x; environment side of a step: {100 * (1 - d / trivial):.0f}%")
+    share = 100 * (1 - d / trivial)
+    print(f"  default / before: {d / b:.2f}x; environment side of a step: {share:.0f}%")
 
 
 def bench_memory(args) -> None:

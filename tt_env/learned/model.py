@@ -157,23 +157,29 @@ class NumpyCardNet:
         split = NUM_KINDS * self.card_width
         cards = x[:, :split].reshape(len(x), NUM_KINDS, self.card_width)
         g = self._run("global_in", x[:, split:])
-        c = self._run(
-            "card",
-            np.concatenate(
-                [cards, np.broadcast_to(g[:, None], (len(x), NUM_KINDS, g.shape[1]))], axis=-1
-            ),
-        )
+        c = self._per_card("card", cards, g)
         trunk = self._run("trunk", np.concatenate([g, c.mean(axis=1), c.max(axis=1)], axis=-1))
         return c, trunk
 
+    def _per_card(self, block: str, rows: np.ndarray, shared: np.ndarray) -> np.ndarray:
+        """``block`` on each card's row joined with the row ``shared`` by the sample's cards,
+        the first layer's product split so that the shared part is multiplied once per sample
+        (as the torch network does)."""
+        layers, last_relu = self._blocks[block]
+        (w, b), rest = layers[0], layers[1:]
+        width = rows.shape[-1]
+        x = rows @ w[:width] + (shared @ w[width:] + b)[:, None]
+        if last_relu or rest:
+            np.maximum(x, 0.0, out=x)
+        for i, (w, b) in enumerate(rest):
+            x = x @ w + b
+            if last_relu or i < len(rest) - 1:
+                np.maximum(x, 0.0, out=x)
+        return x
+
     def actor(self, x: np.ndarray) -> np.ndarray:
         c, trunk = self._encode(x)
-        per_card = self._run(
-            "card_head",
-            np.concatenate(
-                [c, np.broadcast_to(trunk[:, None], c.shape[:2] + trunk.shape[1:])], axis=-1
-            ),
-        )
+        per_card = self._per_card("card_head", c, trunk)
         return np.concatenate(
             [self._run("draw_head", trunk), per_card[..., 0], per_card[..., 1]], axis=-1
         )
