@@ -310,3 +310,24 @@ def test_agents_acting_together_choose_what_they_choose_alone(tmp_path):
         together = [make_agent(spec, 2, rules, seed=i) for i in range(len(masks))]
         expected = [a.act(o, m) for a, o, m in zip(alone, observations, masks)]
         assert act_together(together, observations, masks) == expected, spec
+
+
+def test_the_checkers_pass_on_a_table_and_gymnasiums_vector_wrappers_work():
+    from gymnasium.utils.env_checker import check_env as gymnasium_check
+    from stable_baselines3.common.env_checker import check_env as sb3_check
+
+    batch = ThreeThirteenVectorEnv(4, opponents="greedy", episode="round")
+    gymnasium_check(batch.tables[0], skip_render_check=True)
+    sb3_check(batch.tables[1])
+    wrapped = gymnasium.wrappers.vector.RecordEpisodeStatistics(
+        ThreeThirteenVectorEnv(4, opponents="greedy", episode="round", max_turns_per_round=4)
+    )
+    wrapped.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        _, _, terms, _, infos = wrapped.step(learner_actions(wrapped.unwrapped.action_masks(), rng))
+        if terms.any():
+            assert infos["_episode"][terms].all() and (infos["episode"]["l"][terms] > 0).all()
+            break
+    else:
+        raise AssertionError("no episode ended")
