@@ -17,6 +17,7 @@ LAYERS = (
     "util",
     "game",
     "encoding",
+    "text",
     "valuation",
     "learned",
     "agents",

@@ -4,7 +4,8 @@ Twin games have identical public histories and different hidden cards: an oppone
 swapped with one in the stock or in another hand, or the stock in another order. Both are played
 with the same moves (only moves legal in both, and no go-out or lay-down whose melds could
 differ); at every position, every seat whose own hand is the same in both games cannot tell them
-apart, so its observation, mask, ``view()`` and ``public_view()`` must be identical; the public
+apart, so its observation, mask, ``view()``, ``public_view()`` and language-model prompt
+(:mod:`tt_env.text`) must be identical; the public
 parts of every seat's view must be identical in any case. With several decks this is what catches
 a ``known`` piece read from the hands (a seat that takes 7H and later discards a 7H may have kept
 an identical 7H held from before, or not: the table cannot tell).
@@ -25,6 +26,7 @@ from tt_env.env import aec as three_thirteen_v0
 from tt_env.game.cards import shuffled_deck
 from tt_env.game.engine import Game, MoveKind
 from tt_env.game.rules import Rules
+from tt_env.text import decision_prompt, position_text
 
 RULE_SETS = {
     "1 deck": Rules(num_players=2),
@@ -110,6 +112,13 @@ def check_twins(env_a, env_b) -> int:
         np.testing.assert_array_equal(obs_a["action_mask"], obs_b["action_mask"])
         np.testing.assert_array_equal(encode(view_a, rules), encode(view_b, rules))
         np.testing.assert_array_equal(obs_a["observation"], encode(view_a, rules))
+        # The language-model prompt is written from what the seat sees: the same in both.
+        prompt_a = position_text(obs_a["observation"], obs_a["action_mask"], rules)
+        assert prompt_a == position_text(obs_b["observation"], obs_b["action_mask"], rules)
+        if obs_a["action_mask"].any():
+            assert decision_prompt(
+                obs_a["observation"], obs_a["action_mask"], rules
+            ) == decision_prompt(obs_b["observation"], obs_b["action_mask"], rules)
     return can_tell
 
 

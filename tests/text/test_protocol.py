@@ -1,0 +1,196 @@
+"""The text protocol (tt_env.text): every legal move of 100,000 random positions, over every rule
+option and both phases, parses back from its number, its words and JSON; bad answers get an
+error that says why; the rules text follows every option of Rules."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from tt_env import three_thirteen_v0
+from tt_env.encoding.actions import GO_OUT_ACTION_BASE, describe
+from tt_env.game.rules import FIELD_NAMES, Rules
+from tt_env.text import (
+    AnswerError,
+    RecentMoves,
+    decision_prompt,
+    legal_moves,
+    parse_answer,
+    rules_text,
+)
+
+# Every option of Rules set at least once.
+RULE_OPTIONS = {
+    "standard": {},
+    "3p-one-wild": dict(num_players=3, max_wilds_per_meld=1, unused_wild_penalty=15),
+    "4p-jokers-layoff": dict(num_players=4, jokers_per_deck=2, joker_layoff=True),
+    "2p-aces-court": dict(aces_high=True, court_values=True),
+    "2p-extra-there-back": dict(extra_rounds=2, there_and_back=True),
+    "3p-redemption-double": dict(num_players=3, redemption=True, double_court_rounds=True),
+    "2p-all-wild": dict(all_wild_melds=True, jokers_per_deck=1, num_decks=2),
+    "3p-false-out": dict(num_players=3, false_out_penalty=20),
+    "2p-upcard-cap": dict(discard_drawn_upcard=True, max_turns_per_round=8),
+}
+
+
+def positions(options: dict, count: int, seed: int):
+    """``count`` positions of random play (going out when it can, mostly): (mask, obs, rules)."""
+    rng = np.random.default_rng(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env = three_thirteen_v0.raw_env(**options, episode="round")
+        env.reset(seed=seed)
+        for _ in range(count):
+            agent = env.agent_selection
+            if env.terminations[agent]:
+                env.reset()
+                agent = env.agent_selection
+            obs = env.observe(agent)
+            mask = obs["action_mask"]
+            yield mask, obs["observation"], env.rules
+            legal = np.flatnonzero(mask)
+            outs = legal[legal >= GO_OUT_ACTION_BASE]
+            pool = outs if outs.size and rng.random() < 0.8 else legal
+            env.step(int(pool[rng.integers(pool.size)]))
+
+
+def test_every_legal_move_of_100000_positions_parses_back_from_number_words_and_json():
+    per_set = 100_000 // len(RULE_OPTIONS) + 1
+    seen = 0
+    masks: set[bytes] = set()
+    phases = set()
+    for i, options in enumerate(RULE_OPTIONS.values()):
+        for mask, _, _ in positions(options, per_set, seed=i):
+            seen += 1
+            masks.add(mask.tobytes())
+            phases.add("draw" if mask[0] or mask[1] else "discard")
+    assert seen >= 100_000 and phases == {"draw", "discard"}
+    # parse_answer(text, legal) depends on the legal moves only: each distinct set is checked
+    # by number and by words; JSON and the decorated forms on every tenth set.
+    moves_checked = 0
+    for i, key in enumerate(sorted(masks)):
+        mask = np.frombuffer(key, np.int8)
+        for number, action, words in legal_moves(mask):
+            texts = [str(number), words]
+            if i % 10 == 0:
+                texts += [
+                    json.dumps({"move": number}),
+                    json.dumps({"move": words}),
+                    f" {number}. ",
+                    words.upper(),
+                    describe(action, pretty=True),
+                    f"{number}. {words}",
+                    f'I will play this.\n```json\n{{"move": {number}}}\n```',
+                    f"Thinking about it...\nMove: {words}",
+                ]
+            for text in texts:
+                assert parse_answer(text, mask) == action, (text, words)
+            moves_checked += 1
+    assert moves_checked > 1000
+
+
+@pytest.mark.parametrize(
+    "answer, message",
+    [
+        ("", "empty"),
+        ("   ", "empty"),
+        ("I don't know", "is not a move"),
+        ("Let me think.\nI like it.", "could not read a move"),
+        ("0", "no legal move number 0"),
+        ("99", "no legal move number 99"),
+        ("discard 7H", "not a legal move now"),
+        ("go out, discard 2C", "not a legal move now"),
+        ('{"move": true}', '"move" must be'),
+        ('{"move": [1]}', '"move" must be'),
+        ('{"move": 42}', "no legal move number 42"),
+        ("1. take discard", "gives move 1"),
+        (None, "not text"),
+    ],
+)
+def test_a_bad_answer_gets_an_error_that_says_why(answer, message):
+    env = three_thirteen_v0.raw_env()
+    env.reset(seed=0)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    assert mask[0] and mask[1]  # draw stock (1), take discard (2)
+    with pytest.raises(AnswerError, match=message) as caught:
+        parse_answer(answer, mask)
+    assert "\n" not in str(caught.value)
+
+
+def test_parse_answer_takes_a_list_of_actions_too():
+    assert parse_answer("2", [5, 1, 60]) == 5
+    assert parse_answer("take discard", [1, 5]) == 1
+    with pytest.raises(AnswerError, match="no move is legal"):
+        parse_answer("1", np.zeros(108, np.int8))
+
+
+def test_the_rules_text_follows_every_option():
+    base = Rules(num_players=2, jokers_per_deck=1)
+    changes = {
+        "num_players": 3,
+        "num_decks": 3,
+        "max_wilds_per_meld": 1,
+        "unused_wild_penalty": 15,
+        "aces_high": True,
+        "court_values": True,
+        "extra_rounds": 1,
+        "there_and_back": True,
+        "jokers_per_deck": 2,
+        "joker_layoff": True,
+        "redemption": True,
+        "double_court_rounds": True,
+        "all_wild_melds": True,
+        "false_out_penalty": 25,
+        "discard_drawn_upcard": True,
+        "max_turns_per_round": 33,
+    }
+    assert set(changes) == set(FIELD_NAMES)
+    text = rules_text(base)
+    for name, value in changes.items():
+        changed = rules_text(dataclasses.replace(base, **{name: value}))
+        assert changed != text, f"rules_text ignores {name}"
+    assert "33 turns" in rules_text(base.replace(max_turns_per_round=33))
+    assert "25 points" in rules_text(base.replace(false_out_penalty=25))
+
+
+def test_the_prompt_shows_the_position_and_numbers_the_legal_moves():
+    env = three_thirteen_v0.raw_env(num_players=3)
+    env.reset(seed=5)
+    agent = env.agent_selection
+    obs = env.observe(agent)
+    prompt = decision_prompt(obs["observation"], obs["action_mask"], env.rules)
+    game = env.game
+    hand = " ".join(str(c) for c in sorted(game.hand(game.current)))
+    assert f"Your hand (3 cards): {hand}" in prompt
+    assert f"Top of the discard pile: {game.top_discard}" in prompt
+    assert "Round 1 of 11: 3 cards dealt; 3s are wild" in prompt
+    assert "  1. draw stock\n  2. take discard" in prompt
+    assert f"Stock: {game.stock_size} cards" in prompt
+    with pytest.raises(ValueError, match="no move"):
+        decision_prompt(obs["observation"], np.zeros(108, np.int8), env.rules)
+
+
+def test_recent_moves_name_the_public_events_since_the_last_decision():
+    env = three_thirteen_v0.raw_env(num_players=2)
+    env.reset(seed=1)
+    recent = RecentMoves(2)
+    me = env.agent_selection
+    assert recent.update(env.observe(me)["observation"]) == []
+    env.step(0)  # draw stock
+    hand = env.game.hand(env.game.current)
+    env.step(2 + int(hand[0]))  # discard it
+    env.step(1)  # the other player takes it
+    taken = env.game.top_discard
+    other_hand = env.game.hand(env.game.current)
+    discard = next(c for c in other_hand if c != hand[0])
+    env.step(2 + int(discard))
+    events = recent.update(env.observe(me)["observation"])
+    assert (
+        events[0] == f"the next player (plays right after you) took {hand[0]} from the discard pile"
+    )
+    assert f"cards discarded (any order): {discard}" in events[1]
+    del taken
