@@ -8,6 +8,8 @@ spec               agent                                       plays
 ``counting``       :class:`CountingAgent`                      counts unseen cards: expected
                                                                penalty of draws, near-melds,
                                                                no feeding the next player
+``llm(model=...)`` :class:`~tt_env.agents.llm.LLMAgent`        a language model through an
+                                                               OpenAI-compatible chat server
 ``pkg.mod:Class``  any class (or factory) importable so        whatever it does
 ``path/or/name``   a saved model, through a registered         a learned policy
                    model loader (:func:`register_model_loader`)
@@ -29,6 +31,7 @@ from typing import Any
 from tt_env.agents.base import Agent, BaseAgent, legal_actions
 from tt_env.agents.counting import CountingAgent
 from tt_env.agents.greedy import GreedyAgent
+from tt_env.agents.llm import LLMAgent
 from tt_env.agents.random_agent import RandomAgent
 from tt_env.agents.search import SearchAgent
 from tt_env.game.rules import Rules
@@ -38,6 +41,7 @@ BUILTIN_AGENTS: dict[str, type] = {
     "greedy": GreedyAgent,
     "counting": CountingAgent,
     "search": SearchAgent,
+    "llm": LLMAgent,
 }
 
 ModelLoader = Callable[[str, int, Rules, "int | None"], Any]
@@ -268,6 +272,7 @@ __all__ = [
     "BaseAgent",
     "CountingAgent",
     "GreedyAgent",
+    "LLMAgent",
     "RandomAgent",
     "SearchAgent",
     "legal_actions",

@@ -15,7 +15,9 @@ legal action ``reset(seed)``             optional: a new game starts; reseed any
 mask)``                     the replay writers, :func:`tt_env.replay.explain_move`): what the
                             agent made of its candidates, as ``(kind, {action: value})``
                             (``kind`` says what the values are, e.g. ``"probability"``), or
-                            ``None`` when it has nothing to say about this decision
+                            ``None`` when it has nothing to say about this decision; a
+                            third element, text, is what the agent said (a language model's
+                            answer), kept in the replay
 ==========================  =================================================================
 
 Agents see only what a player sees: the observation vector (decoded with

@@ -94,6 +94,7 @@ def play_game(
         results = results[:1]
         scores = tuple(int(p) for p in results[0].penalties)
     best = min(scores)
+    usage = tuple(_usage_of(agent) for agent in agents)
     return GameResult(
         deal=match.deal,
         table=match.table,
@@ -104,7 +105,17 @@ def play_game(
         went_out=tuple(r.went_out for r in results),
         winners=tuple(s for s, score in enumerate(scores) if score == best),
         steps=steps,
+        usage=usage if any(u is not None for u in usage) else (),
     )
+
+
+def _usage_of(agent: Any) -> dict[str, float] | None:
+    """The costs an agent reports for the game just played (``usage()``; counted since its
+    ``reset``), or None."""
+    usage = getattr(agent, "usage", None)
+    if not callable(usage):
+        return None
+    return {str(k): float(v) for k, v in usage().items()}
 
 
 def _write_replay(directory, key, game, names, notes) -> None:

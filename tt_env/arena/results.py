@@ -224,6 +224,7 @@ class TournamentResult:
         lines = [self._title(), ""]
         lines += _grid([list(self._COLUMNS)] + self._rows())
         lines += ["", _LEGEND]
+        lines += self.usage_lines()
         note = self.rating_note()
         if note:
             lines += [note]
@@ -243,6 +244,37 @@ class TournamentResult:
         for s in self.leaderboard:
             lines.append(f"  {s.label:<{width}}  {self.versus_table(s.label).format(1)}")
         return lines
+
+    def usage_lines(self) -> list[str]:
+        """The costs of the agents that report them (``llm`` agents): a table of requests,
+        tokens per game, seconds per decision and fallbacks; empty when none does."""
+        board = [(rank, s) for rank, s in enumerate(self.leaderboard, 1) if s.usage]
+        if not board:
+            return []
+        rows = [["#", "agent", "asked", "tokens/game", "s/decision", "retries", "fallbacks"]]
+        for rank, s in board:
+            u = s.usage
+            asked = u.get("asked", 0.0)
+            tokens = u.get("prompt_tokens", 0.0) + u.get("completion_tokens", 0.0)
+            fallbacks = u.get("fallbacks", 0.0)
+            share = f" ({100 * fallbacks / asked:.1f}%)" if asked else ""
+            rows.append(
+                [
+                    str(rank),
+                    s.label,
+                    f"{asked:,.0f}",
+                    f"{tokens / max(1, s.games):,.0f}",
+                    f"{u.get('seconds', 0.0) / asked:.2f}" if asked else "-",
+                    f"{u.get('retries', 0.0):,.0f}",
+                    f"{fallbacks:,.0f}{share}",
+                ]
+            )
+        return [
+            "",
+            "costs (asked: decisions put to the model; a fallback plays counting's move after "
+            "a failed request or two unusable answers):",
+            *_grid(rows),
+        ]
 
     def rating_note(self) -> str:
         """A sentence when the ratings order the agents otherwise than the leaderboard (which
@@ -303,6 +335,8 @@ class TournamentResult:
         for row in self._rows():
             board.add_row(*row)
         console.print(board)
+        for line in self.usage_lines():
+            console.print(line, markup=False, highlight=False)
         note = self.rating_note()
         if note:
             console.print(note)
@@ -465,6 +499,22 @@ def load_results(path: str | os.PathLike) -> tuple[dict[str, Any], list[GameResu
     return settings, results
 
 
+def _usage_from_json(value: Any) -> tuple[dict[str, float] | None, ...]:
+    if not isinstance(value, list) or not all(
+        u is None
+        or (
+            isinstance(u, dict)
+            and all(
+                isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool)
+                for k, v in u.items()
+            )
+        )
+        for u in value
+    ):
+        raise ValueError("usage is not a list of null or {name: number}")
+    return tuple(None if u is None else {k: float(v) for k, v in u.items()} for u in value)
+
+
 def _game_from_json(g: dict[str, Any]) -> GameResult:
     def ints(values) -> tuple[int, ...]:
         if not isinstance(values, list) or not all(
@@ -494,6 +544,7 @@ def _game_from_json(g: dict[str, Any]) -> GameResult:
         went_out=tuple(went_out),
         winners=ints(g["winners"]),
         steps=ints([g["steps"]])[0],
+        usage=_usage_from_json(g.get("usage", [])),
     )
     if len(scores) != len(seats) or any(len(p) != len(seats) for p in result.round_penalties):
         raise ValueError("scores or penalties do not have one value per seat")

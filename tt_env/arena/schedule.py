@@ -124,6 +124,9 @@ class GameResult:
     went_out: tuple[int | None, ...]  # per round, the seat that went out or None
     winners: tuple[int, ...]  # seats with the lowest score
     steps: int  # agent steps (actions) in the game
+    # per seat: what the agent reports of its costs (``usage()``: an ``llm`` agent's requests,
+    # tokens, seconds, fallbacks), or None
+    usage: tuple[dict[str, float] | None, ...] = ()
 
     @property
     def key(self) -> tuple[int, int, int]:

@@ -140,6 +140,8 @@ class AgentStats:
     rating_mu: float | None = None
     rating_sigma: float | None = None
     rating_ordinal: float | None = None
+    # the costs the agent reported (an llm agent's usage()), summed over its games; None if none
+    usage: dict[str, float] | None = None
 
 
 @dataclass(frozen=True)
@@ -175,12 +177,16 @@ def agent_statistics(
     for a, label in enumerate(labels):
         per_deal: dict[str, list[float]] = {"score": [], "round": [], "win": [], "out": []}
         games = 0
+        usage: dict[str, float] = {}
         for deal in sorted(by_deal):
             scores, rounds, wins, outs = [], [], [], []
             for r in by_deal[deal]:
                 if a not in r.seats:
                     continue
                 seat = r.seats.index(a)
+                if r.usage and r.usage[seat]:
+                    for key, value in r.usage[seat].items():
+                        usage[key] = usage.get(key, 0.0) + value
                 scores.append(r.scores[seat])
                 rounds.extend(p[seat] for p in r.round_penalties)
                 wins.append(1.0 / len(r.winners) if seat in r.winners else 0.0)
@@ -201,6 +207,7 @@ def agent_statistics(
                 round_penalty=mean_ci(per_deal["round"]),
                 win_rate=mean_ci(per_deal["win"]),
                 out_rate=mean_ci(per_deal["out"]),
+                usage=usage or None,
             )
         )
     return stats

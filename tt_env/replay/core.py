@@ -43,7 +43,8 @@ key              meaning
 ``annotations``  one entry per move, aligned with ``moves``: ``null``, or ``{"kind": "probability",
                  "values": {"draw stock": 0.93, "take discard": 0.07}}``: what the mover's agent
                  made of its candidates (a learned agent's probabilities, the search agent's mean
-                 results), at most :data:`MAX_CANDIDATES` of them
+                 results), at most :data:`MAX_CANDIDATES` of them; an optional ``"text"``: what
+                 a language model said (``llm`` agents), shown under them
 ===============  =================================================================================
 
 Agents log annotations through an optional ``explain(observation, mask)`` method (see
@@ -71,6 +72,7 @@ from tt_env.game.rules import Rules
 REPLAY_FORMAT = "tt_env.replay"  # the page's embedded data
 REPLAY_VERSION = 1
 MAX_CANDIDATES = 5  # annotation values kept per decision: the best (most likely) ones
+MAX_TEXT = 4000  # characters of an annotation's text kept (what a language model said)
 MAX_RECORD_BYTES = 64 * 2**20  # a record of the longest game is a few MB
 _PER_SEAT = ("h", "n", "k")  # state keys holding one value per seat: changes are sent by seat
 _TEMPLATE = "page.html"
@@ -134,6 +136,8 @@ def check_replay_keys(record: dict[str, Any]) -> None:
 def _is_annotation(note: Any) -> bool:
     if not isinstance(note, dict) or not isinstance(note.get("kind"), str):
         return False
+    if not isinstance(note.get("text", ""), str):
+        return False
     values = note.get("values")
     return isinstance(values, dict) and all(
         isinstance(label, str)
@@ -156,10 +160,13 @@ def explain_move(agent: Any, observation, action_mask) -> dict[str, Any] | None:
     answer = explain(observation, action_mask) if callable(explain) else None
     if not answer:
         return None
-    kind, values = answer
+    kind, values, *said = answer
     highest = kind == "probability"
     best = sorted(values.items(), key=lambda kv: -kv[1] if highest else kv[1])[:MAX_CANDIDATES]
-    return {"kind": str(kind), "values": {describe(int(a)): round(float(v), 4) for a, v in best}}
+    note = {"kind": str(kind), "values": {describe(int(a)): round(float(v), 4) for a, v in best}}
+    if said and said[0]:
+        note["text"] = str(said[0])[:MAX_TEXT]
+    return note
 
 
 def annotated_record(
@@ -317,6 +324,8 @@ def _move_event(
             event["w"] += "; lays down and lays off cards (redemption)"
     if note is not None and private:
         event["a"] = {"kind": note["kind"], "values": list(note["values"].items())}
+        if note.get("text"):
+            event["a"]["t"] = note["text"]
     return event
 
 

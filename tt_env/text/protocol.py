@@ -49,6 +49,10 @@ ANSWER_INSTRUCTIONS = (
 class AnswerError(ValueError):
     """An answer that names no legal move; the message says why and what would do."""
 
+    def __init__(self, message: str, named: bool = False) -> None:
+        super().__init__(message)
+        self.named = named  # the answer did name a move (a number, words): not a legal one
+
 
 # ---------------------------------------------------------------------------------- the rules
 def rules_text(rules: Rules) -> str:
@@ -328,6 +332,8 @@ def parse_answer(text: Any, legal: Any) -> int:
         try:
             return _one(candidate, moves)
         except AnswerError as exc:
+            if exc.named:  # the answer names a move that is not legal: say so
+                raise
             first_error = first_error or exc
     if len(candidates) == 1 and first_error is not None:
         raise first_error
@@ -369,7 +375,8 @@ def _one(text: str, moves) -> int:
         if named != action:
             raise AnswerError(
                 f"the answer {_quote(cleaned)} gives move {match.group(1)} "
-                f"({describe(action)}) but the words of another move"
+                f"({describe(action)}) but the words of another move",
+                named=True,
             )
         return action
     try:
@@ -379,13 +386,16 @@ def _one(text: str, moves) -> int:
     for _, legal_action, _ in moves:
         if legal_action == action:
             return action
-    raise AnswerError(f"{describe(action)!r} is not a legal move now; " + _advice(moves))
+    raise AnswerError(
+        f"{describe(action)!r} is not a legal move now; " + _advice(moves), named=True
+    )
 
 
 def _numbered(number: int, moves) -> int:
     if not 1 <= number <= len(moves):
         raise AnswerError(
-            f"there is no legal move number {number}: choose a number from 1 to {len(moves)}"
+            f"there is no legal move number {number}: choose a number from 1 to {len(moves)}",
+            named=True,
         )
     return moves[number - 1][1]
 
