@@ -194,3 +194,16 @@ def test_recent_moves_name_the_public_events_since_the_last_decision():
     )
     assert f"cards discarded (any order): {discard}" in events[1]
     del taken
+
+
+def test_the_manual_shows_the_prompt_the_code_prints(capsys):
+    from pathlib import Path
+
+    from tt_env.text.__main__ import main
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "llm.md").read_text(encoding="utf-8")
+    block = doc.split("<!-- prompt -->\n```text\n", 1)[1].split("\n```\n<!-- /prompt -->", 1)[0]
+    command, shown = block.split("\n", 1)
+    assert command == "$ python -m tt_env.text --seed 7 --moves 9"
+    assert main(["--seed", "7", "--moves", "9"]) == 0
+    assert capsys.readouterr().out.rstrip("\n") == shown

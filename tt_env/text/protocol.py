@@ -342,6 +342,11 @@ def parse_answer(text: Any, legal: Any) -> int:
     )
 
 
+def describe_answer(text: Any, legal: Any) -> str:
+    """:func:`parse_answer`'s move, in words (for logs and ``python -m tt_env.text``)."""
+    return describe(parse_answer(text, legal))
+
+
 def _from_json(text: str, moves) -> int | None:
     chunks = [text] + _JSON_OBJECT.findall(text)
     for chunk in chunks:
@@ -466,6 +471,7 @@ __all__ = [
     "AnswerError",
     "RecentMoves",
     "decision_prompt",
+    "describe_answer",
     "legal_moves",
     "parse_answer",
     "position_text",

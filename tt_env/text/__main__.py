@@ -1,0 +1,49 @@
+"""``python -m tt_env.text``: print the prompt a language model gets at a decision of a seeded
+game (after ``--moves`` random legal moves), and how its answers are read.
+
+    python -m tt_env.text --seed 7 --moves 9
+    python -m tt_env.text --seed 7 --players 3 --moves 20 --answer "Move: 2"
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+
+def main(argv: list[str] | None = None) -> int:
+    from tt_env.env.aec import raw_env
+    from tt_env.text import AnswerError, decision_prompt, describe_answer
+
+    parser = argparse.ArgumentParser(
+        prog="python -m tt_env.text", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--seed", type=int, default=0, help="the game's seed (default 0)")
+    parser.add_argument("--players", type=int, default=2, help="players (default 2)")
+    parser.add_argument("--moves", type=int, default=0, help="random legal moves played first")
+    parser.add_argument("--answer", help="an answer to read against the legal moves")
+    args = parser.parse_args(argv)
+    try:
+        env = raw_env(num_players=args.players)
+    except ValueError as exc:
+        parser.error(str(exc))
+    env.reset(seed=args.seed)
+    rng = np.random.default_rng(args.seed)
+    for _ in range(max(0, args.moves)):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        legal = np.flatnonzero(mask)
+        env.step(int(legal[rng.integers(legal.size)]))
+    obs = env.observe(env.agent_selection)
+    print(decision_prompt(obs["observation"], obs["action_mask"], env.rules))
+    if args.answer is not None:
+        try:
+            print(f"\nanswer {args.answer!r}: {describe_answer(args.answer, obs['action_mask'])}")
+        except AnswerError as exc:
+            print(f"\nanswer {args.answer!r}: cannot be played: {exc}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
