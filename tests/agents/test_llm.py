@@ -151,7 +151,8 @@ def test_the_replay_keeps_what_the_model_said(tmp_path):
     record = json.loads(next(tmp_path.glob("*.json")).read_text())
     said = [a for a in record["annotations"] if a and a["kind"] == "llm"]
     assert said and "Move:" in said[0]["text"]
-    assert (tmp_path / next(tmp_path.glob("*.json")).name.replace(".json", ".html")).exists()
+    page = tmp_path / next(tmp_path.glob("*.json")).name.replace(".json", ".html")
+    assert "I play the last legal move." in page.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("workers", [1, 2])

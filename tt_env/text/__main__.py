@@ -14,7 +14,9 @@ import numpy as np
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tt_env.env.aec import raw_env
+    from tt_env.encoding.observation import action_mask, encode
+    from tt_env.game.engine import Game
+    from tt_env.game.rules import Rules
     from tt_env.text import AnswerError, decision_prompt, describe_answer
 
     parser = argparse.ArgumentParser(
@@ -26,20 +28,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--answer", help="an answer to read against the legal moves")
     args = parser.parse_args(argv)
     try:
-        env = raw_env(num_players=args.players)
+        rules = Rules(num_players=args.players)
     except ValueError as exc:
         parser.error(str(exc))
-    env.reset(seed=args.seed)
+    game = Game(rules, seed=args.seed)
     rng = np.random.default_rng(args.seed)
     for _ in range(max(0, args.moves)):
-        mask = env.observe(env.agent_selection)["action_mask"]
-        legal = np.flatnonzero(mask)
-        env.step(int(legal[rng.integers(legal.size)]))
-    obs = env.observe(env.agent_selection)
-    print(decision_prompt(obs["observation"], obs["action_mask"], env.rules))
+        moves = game.legal_moves()
+        game.apply(moves[rng.integers(len(moves))])
+    view = game.view(game.current)
+    observation, mask = encode(view, rules), action_mask(view)
+    print(decision_prompt(observation, mask, rules))
     if args.answer is not None:
         try:
-            print(f"\nanswer {args.answer!r}: {describe_answer(args.answer, obs['action_mask'])}")
+            print(f"\nanswer {args.answer!r}: {describe_answer(args.answer, mask)}")
         except AnswerError as exc:
             print(f"\nanswer {args.answer!r}: cannot be played: {exc}")
     return 0
