@@ -13,6 +13,20 @@ from tt_env.game.rules import Rules
 from tt_env.learned.features import CardFeatures
 from tt_env.learned.model import build_metadata, parameter_shapes, save_model
 
+# Rule sets that together set every option of Rules at least once (as keyword arguments of
+# Rules and of the environments).
+RULE_OPTIONS = {
+    "standard": {},
+    "3p-one-wild": dict(num_players=3, max_wilds_per_meld=1, unused_wild_penalty=15),
+    "4p-jokers-layoff": dict(num_players=4, jokers_per_deck=2, joker_layoff=True),
+    "2p-aces-court": dict(aces_high=True, court_values=True),
+    "2p-extra-there-back": dict(extra_rounds=2, there_and_back=True),
+    "3p-redemption-double": dict(num_players=3, redemption=True, double_court_rounds=True),
+    "2p-all-wild": dict(all_wild_melds=True, jokers_per_deck=1, num_decks=2),
+    "3p-false-out": dict(num_players=3, false_out_penalty=20),
+    "2p-upcard-cap": dict(discard_drawn_upcard=True, max_turns_per_round=8),
+}
+
 
 def tiny_model(path: Path, rules: Rules, lookahead: bool = False, seed: int = 0) -> Path:
     """A small model with random weights (it plays legal, if poor, moves)."""

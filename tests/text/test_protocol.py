@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers import RULE_OPTIONS  # every rule option, each set at least once
 
 from tt_env import three_thirteen_v0
 from tt_env.encoding.actions import GO_OUT_ACTION_BASE, describe
@@ -22,19 +23,6 @@ from tt_env.text import (
     parse_answer,
     rules_text,
 )
-
-# Every option of Rules set at least once.
-RULE_OPTIONS = {
-    "standard": {},
-    "3p-one-wild": dict(num_players=3, max_wilds_per_meld=1, unused_wild_penalty=15),
-    "4p-jokers-layoff": dict(num_players=4, jokers_per_deck=2, joker_layoff=True),
-    "2p-aces-court": dict(aces_high=True, court_values=True),
-    "2p-extra-there-back": dict(extra_rounds=2, there_and_back=True),
-    "3p-redemption-double": dict(num_players=3, redemption=True, double_court_rounds=True),
-    "2p-all-wild": dict(all_wild_melds=True, jokers_per_deck=1, num_decks=2),
-    "3p-false-out": dict(num_players=3, false_out_penalty=20),
-    "2p-upcard-cap": dict(discard_drawn_upcard=True, max_turns_per_round=8),
-}
 
 
 def positions(options: dict, count: int, seed: int):

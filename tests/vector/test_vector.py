@@ -8,6 +8,7 @@ import warnings
 import gymnasium
 import numpy as np
 import pytest
+from helpers import RULE_OPTIONS  # every rule option, each set at least once
 
 import tt_env  # noqa: F401  (registers the id)
 from tt_env import three_thirteen_v0
@@ -21,20 +22,6 @@ from tt_env.learned.features import CardFeatures
 from tt_env.vector import SelfPlayVectorEnv, ThreeThirteenVectorEnv, make_sb3_vec_env
 
 ID = "tt_env/ThreeThirteen-v0"
-
-# Every rule option of RULES.md, each set at least once (with counting opponents and a learner
-# that goes out when it can: lay-downs, final turns and redemption are played).
-RULE_OPTIONS = {
-    "standard": {},
-    "3p-one-wild": dict(num_players=3, max_wilds_per_meld=1, unused_wild_penalty=15),
-    "4p-jokers-layoff": dict(num_players=4, jokers_per_deck=2, joker_layoff=True),
-    "2p-aces-court": dict(aces_high=True, court_values=True),
-    "2p-extra-there-back": dict(extra_rounds=2, there_and_back=True),
-    "3p-redemption-double": dict(num_players=3, redemption=True, double_court_rounds=True),
-    "2p-all-wild": dict(all_wild_melds=True, jokers_per_deck=1, num_decks=2),
-    "3p-false-out": dict(num_players=3, false_out_penalty=20),
-    "2p-upcard-cap": dict(discard_drawn_upcard=True, max_turns_per_round=8),
-}
 
 
 @pytest.fixture(autouse=True)
@@ -289,7 +276,7 @@ def test_self_play_with_some_seats_leaves_the_others_to_agents():
 
 
 def test_agents_acting_together_choose_what_they_choose_alone(tmp_path):
-    from tests.helpers import tiny_model
+    from helpers import tiny_model
 
     rules = Rules(num_players=2)
     model = tiny_model(tmp_path / "m.npz", rules)
