@@ -12,13 +12,13 @@ import gymnasium
 import numpy as np
 import torch
 from gymnasium import spaces
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from tt_env.game.rules import Rules
 from tt_env.learned.features import CardFeatures
 from tt_env.train.config import TrainConfig, parse_pool
 from tt_env.train.opponents import OpponentPool, PoolSeat
 from tt_env.vector.batch import play_opponents
+from tt_env.vector.sb3 import TablesVecEnv
 
 
 # ---------------------------------------------------------------------------------- environment
@@ -213,7 +213,7 @@ def make_vec_env(config: TrainConfig, seed: int, league_dir: str | None):
 
 
 # ---------------------------------------------------------------------------------- the batch
-class TrainingVecEnv(VecEnv):
+class TrainingVecEnv(TablesVecEnv):
     """``n_envs`` :class:`TrainingEnv` tables stepped together in this process, as a
     Stable-Baselines3 ``VecEnv`` (``tt-train``'s default, ``vec_env = "batch"``): every
     table's learner action, then every opponent's move at every table together
@@ -225,15 +225,13 @@ class TrainingVecEnv(VecEnv):
         self.tables = tables
         first = tables[0]
         super().__init__(len(tables), first.observation_space, first.action_space)
-        self._actions: np.ndarray | None = None
-        self._seed: int | None = None
         self._masks = np.zeros((len(tables), first.action_space.n), bool)
 
     def _cores(self):
         return [t.env for t in self.tables]
 
     def reset(self) -> np.ndarray:
-        seed, self._seed = self._seed, None
+        seed = self._take_seed()
         n = self.num_envs
         for i, table in enumerate(self.tables):
             table._reset_begin(None if seed is None else seed + i, None)
@@ -247,15 +245,8 @@ class TrainingVecEnv(VecEnv):
         self._masks[i] = info["action_mask"]
         return obs, info
 
-    def seed(self, seed: int | None = None):
-        self._seed = seed
-        return [None] * self.num_envs
-
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions)
-
     def step_wait(self):
-        actions, self._actions = self._actions, None
+        actions = self._take_actions()
         n = self.num_envs
         for table, action in zip(self.tables, actions):
             table.env._learner_move(int(action))
@@ -281,28 +272,3 @@ class TrainingVecEnv(VecEnv):
 
     def action_masks(self) -> np.ndarray:
         return self._masks.copy()
-
-    def close(self) -> None:
-        for table in self.tables:
-            table.close()
-
-    def get_images(self):
-        return [None] * self.num_envs
-
-    def _targets(self, indices):
-        return [self.tables[i] for i in self._get_indices(indices)]
-
-    def env_method(self, method_name: str, *args, indices=None, **kwargs):
-        if method_name == "action_masks":  # MaskablePPO, every step: one array, sliced
-            return [self._masks[i] for i in self._get_indices(indices)]
-        return [getattr(t, method_name)(*args, **kwargs) for t in self._targets(indices)]
-
-    def get_attr(self, attr_name: str, indices=None):
-        return [getattr(t, attr_name) for t in self._targets(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
-        for t in self._targets(indices):
-            setattr(t, attr_name, value)
-
-    def env_is_wrapped(self, wrapper_class, indices=None):
-        return [isinstance(t, wrapper_class) for t in self._targets(indices)]

@@ -221,16 +221,7 @@ class ThreeThirteenVectorEnv(gymnasium.vector.VectorEnv):
         n, tables = self.num_envs, self.tables
         if not self._started:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
-        actions = np.asarray(actions)
-        if actions.shape != (n,) or not np.issubdtype(actions.dtype, np.integer):
-            if actions.shape == (n,) and np.issubdtype(actions.dtype, np.floating):
-                if np.all(actions == np.round(actions)):
-                    actions = actions.astype(np.int64)
-            if actions.shape != (n,) or not np.issubdtype(actions.dtype, np.integer):
-                raise ValueError(
-                    f"actions must be {n} integers (one per table), got an array of shape "
-                    f"{actions.shape} and dtype {actions.dtype}"
-                )
+        actions = check_actions(actions, n)
         mode = self.autoreset_mode
         resetting = np.flatnonzero(self._ended) if mode == AutoresetMode.NEXT_STEP else []
         stepping = [i for i in range(n) if not (mode == AutoresetMode.NEXT_STEP and self._ended[i])]
@@ -303,31 +294,63 @@ class ThreeThirteenVectorEnv(gymnasium.vector.VectorEnv):
             table.close()
 
 
+def answer_together(indices: Sequence[int], request, play) -> None:
+    """The loop of every batch: ``request(i)`` gives ``(agent, observation, mask, context)``
+    for the agent to move at table ``i``, or None when none is (the learner's turn, or the
+    end); the requests of all tables are answered together
+    (:func:`~tt_env.agents.together.act_together`), each answer goes to ``play(i, context,
+    action)``, and round after round until no table has a request."""
+    pending = list(indices)
+    while pending:
+        waiting, requests = [], []
+        for i in pending:
+            asked = request(i)
+            if asked is not None:
+                waiting.append(i)
+                requests.append(asked)
+        if not requests:
+            return
+        actions = act_together(
+            [_unwrapped(r[0]) for r in requests],
+            np.stack([r[1] for r in requests]),
+            np.stack([r[2] for r in requests]),
+        )
+        for i, r, action in zip(waiting, requests, actions):
+            play(i, r[3], action)
+        pending = waiting
+
+
 def play_opponents(tables: Sequence[Any], indices: Sequence[int]) -> None:
     """Every opponent's moves at ``tables[i]`` (single-agent views) for ``i`` in ``indices``,
     all tables together, until each is at its learner or its episode is over (then the table's
     ``_done`` is set): the moves :meth:`SingleAgentEnv._play_opponents` plays one table at a
     time."""
-    pending = list(indices)
-    while pending:
-        waiting, requests = [], []
-        for i in pending:
-            request = tables[i]._opponent_request()
-            if request is None:
-                tables[i]._done = tables[i]._done_now()
-            else:
-                waiting.append(i)
-                requests.append(request)
-        if not requests:
-            return
-        actions = act_together(
-            [_unwrapped(r[0]) for r in requests],
-            np.stack([r[2] for r in requests]),
-            np.stack([r[3] for r in requests]),
+
+    def request(i: int):
+        asked = tables[i]._opponent_request()
+        if asked is None:
+            tables[i]._done = tables[i]._done_now()
+            return None
+        return asked[0], asked[2], asked[3], asked
+
+    answer_together(
+        indices, request, lambda i, asked, action: tables[i]._play_opponent(asked, action)
+    )
+
+
+def check_actions(actions: Any, n: int) -> np.ndarray:
+    """``actions`` as ``n`` integers (whole floats accepted, as some trainers send them), or
+    ``ValueError`` naming the shape and type given."""
+    actions = np.asarray(actions)
+    if actions.shape == (n,) and np.issubdtype(actions.dtype, np.floating):
+        if np.all(actions == np.round(actions)):
+            actions = actions.astype(np.int64)
+    if actions.shape != (n,) or not np.issubdtype(actions.dtype, np.integer):
+        raise ValueError(
+            f"actions must be {n} integers (one per table), got an array of shape "
+            f"{actions.shape} and dtype {actions.dtype}"
         )
-        for i, request, action in zip(waiting, requests, actions):
-            tables[i]._play_opponent(request, action)
-        pending = waiting
+    return actions
 
 
 def _unwrapped(agent: Any) -> Any:
@@ -343,4 +366,10 @@ def _episode_info(info: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in info.items() if k != "action_mask"}
 
 
-__all__ = ["ThreeThirteenVectorEnv", "autoreset_mode_of", "play_opponents"]
+__all__ = [
+    "ThreeThirteenVectorEnv",
+    "answer_together",
+    "autoreset_mode_of",
+    "check_actions",
+    "play_opponents",
+]

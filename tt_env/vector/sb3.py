@@ -29,7 +29,68 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 from tt_env.vector.batch import ThreeThirteenVectorEnv
 
 
-class BatchVecEnv(VecEnv):
+class TablesVecEnv(VecEnv):
+    """What an SB3 ``VecEnv`` of tables stepped together in this process needs beside its
+    ``reset``, ``step_wait`` and ``action_masks``: seeding at the next reset, per-table access
+    to ``tables`` (``get_attr``, ``env_method``...), and ``env_method("action_masks")``, which
+    MaskablePPO calls every step, answered by slicing one array."""
+
+    tables: list[Any]
+
+    def __init__(self, num_envs: int, observation_space, action_space) -> None:
+        super().__init__(num_envs, observation_space, action_space)
+        self._actions: np.ndarray | None = None
+        self._seed: int | None = None
+
+    def seed(self, seed: int | None = None) -> Sequence[None]:
+        # SB3's VecEnv.seed(): the seeds take effect at the next reset (table i: seed + i).
+        self._seed = seed
+        return [None] * self.num_envs
+
+    def _take_seed(self) -> int | None:
+        seed, self._seed = self._seed, None
+        return seed
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions)
+
+    def _take_actions(self) -> np.ndarray:
+        if self._actions is None:
+            raise RuntimeError("step_wait() without step_async()")
+        actions, self._actions = self._actions, None
+        return actions
+
+    def get_images(self) -> Sequence[np.ndarray | None]:
+        return [None] * self.num_envs
+
+    def _tables(self, indices) -> list[Any]:
+        return [self.tables[i] for i in self._get_indices(indices)]
+
+    def env_method(self, method_name: str, *args, indices=None, **kwargs) -> list[Any]:
+        if method_name == "action_masks":  # MaskablePPO, every step: one array, sliced
+            masks = self.action_masks()
+            return [masks[i] for i in self._get_indices(indices)]
+        return [getattr(t, method_name)(*args, **kwargs) for t in self._tables(indices)]
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        return [getattr(t, attr_name) for t in self._tables(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        for t in self._tables(indices):
+            setattr(t, attr_name, value)
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name == "action_masks" or hasattr(self.tables[0], attr_name)
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [isinstance(t, wrapper_class) for t in self._tables(indices)]
+
+    def close(self) -> None:
+        for table in self.tables:
+            table.close()
+
+
+class BatchVecEnv(TablesVecEnv):
     """A :class:`ThreeThirteenVectorEnv` as a Stable-Baselines3 ``VecEnv`` (see the module
     docstring). ``batch`` is the vector env; its ``tables`` are the single-agent views."""
 
@@ -40,34 +101,20 @@ class BatchVecEnv(VecEnv):
                 "autoreset_mode is not an option here"
             )
         self.batch = ThreeThirteenVectorEnv(num_envs, autoreset_mode="same_step", **kwargs)
+        self.tables = self.batch.tables
         super().__init__(
             self.batch.num_envs,
             self.batch.single_observation_space,
             self.batch.single_action_space,
         )
-        self._actions: np.ndarray | None = None
-        self._seed: Any = None
 
-    # ------------------------------------------------------------------ the VecEnv interface
     def reset(self) -> np.ndarray:
-        seed, self._seed = self._seed, None
-        obs, _ = self.batch.reset(seed=seed)
+        obs, _ = self.batch.reset(seed=self._take_seed())
         self.reset_infos = [{} for _ in range(self.num_envs)]
         return obs
 
-    def seed(self, seed: int | None = None) -> Sequence[None]:
-        # SB3's VecEnv.seed(): the seeds take effect at the next reset (table i: seed + i).
-        self._seed = seed
-        return [None] * self.num_envs
-
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions)
-
     def step_wait(self):
-        if self._actions is None:
-            raise RuntimeError("step_wait() without step_async()")
-        actions, self._actions = self._actions, None
-        obs, rewards, terminations, truncations, infos = self.batch.step(actions)
+        obs, rewards, terminations, truncations, infos = self.batch.step(self._take_actions())
         dones = terminations | truncations
         out = [{} for _ in range(self.num_envs)]
         if dones.any():
@@ -86,32 +133,6 @@ class BatchVecEnv(VecEnv):
     def close(self) -> None:
         self.batch.close()
 
-    def get_images(self) -> Sequence[np.ndarray | None]:
-        return [None] * self.num_envs
-
-    # ------------------------------------------------------------------ per-table access
-    def _tables(self, indices) -> list[Any]:
-        return [self.batch.tables[i] for i in self._get_indices(indices)]
-
-    def env_method(self, method_name: str, *args, indices=None, **kwargs) -> list[Any]:
-        if method_name == "action_masks":  # MaskablePPO, every step: one array, sliced
-            masks = self.batch.action_masks()
-            return [masks[i] for i in self._get_indices(indices)]
-        return [getattr(t, method_name)(*args, **kwargs) for t in self._tables(indices)]
-
-    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
-        return [getattr(t, attr_name) for t in self._tables(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
-        for t in self._tables(indices):
-            setattr(t, attr_name, value)
-
-    def has_attr(self, attr_name: str) -> bool:
-        return attr_name == "action_masks" or hasattr(self.batch.tables[0], attr_name)
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False] * len(self._get_indices(indices))
-
 
 def _row(infos: dict[str, Any], i: int) -> dict[str, Any]:
     """Table ``i``'s info out of Gymnasium's vector info (arrays with ``_key`` masks)."""
@@ -123,4 +144,4 @@ def _row(infos: dict[str, Any], i: int) -> dict[str, Any]:
     return row
 
 
-__all__ = ["BatchVecEnv"]
+__all__ = ["BatchVecEnv", "TablesVecEnv"]

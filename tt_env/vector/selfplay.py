@@ -33,9 +33,14 @@ from typing import Any
 
 import numpy as np
 
-from tt_env.agents.together import act_together
 from tt_env.encoding.actions import NUM_ACTIONS
-from tt_env.vector.batch import check_num_envs, observation_transform, seeds_for
+from tt_env.vector.batch import (
+    answer_together,
+    check_actions,
+    check_num_envs,
+    observation_transform,
+    seeds_for,
+)
 
 
 class SelfPlayVectorEnv:
@@ -113,29 +118,20 @@ class SelfPlayVectorEnv:
                 self._rewards[i, seat] += aec.rewards[agent]
 
     def _play_others(self, indices) -> None:
-        pending = list(indices)
-        while pending:
-            waiting, agents, obs, masks = [], [], [], []
-            for i in pending:
-                if self._over(i):
-                    continue
-                seat = self._seat(i)
-                if self._learns[seat]:
-                    continue
-                o = self.tables[i].observe(self.tables[i].agent_selection)
-                waiting.append(i)
-                agents.append(self._agents[i][seat])
-                obs.append(o["observation"])
-                masks.append(o["action_mask"])
-            if not waiting:
-                return
-            actions = act_together(agents, np.stack(obs), np.stack(masks))
-            for i, a, m in zip(waiting, actions, masks):
-                if not (0 <= int(a) < NUM_ACTIONS and m[int(a)]):
-                    raise RuntimeError(f"an opponent at table {i} chose an illegal action {a!r}")
-                self.tables[i].step(int(a))
-                self._collect(i)
-            pending = waiting
+        def request(i: int):
+            if self._over(i) or self._learns[self._seat(i)]:
+                return None
+            o = self.tables[i].observe(self.tables[i].agent_selection)
+            return self._agents[i][self._seat(i)], o["observation"], o["action_mask"], o
+
+        def play(i: int, o, action) -> None:
+            a = int(action)
+            if not (0 <= a < NUM_ACTIONS and o["action_mask"][a]):
+                raise RuntimeError(f"an opponent at table {i} chose an illegal action {action!r}")
+            self.tables[i].step(a)
+            self._collect(i)
+
+        answer_together(indices, request, play)
 
     def _write(self, i: int) -> None:
         aec = self.tables[i]
@@ -184,12 +180,7 @@ class SelfPlayVectorEnv:
         n = self.num_envs
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        actions = np.asarray(actions)
-        if actions.shape != (n,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(
-                f"actions must be {n} integers (one per table), got shape {actions.shape} "
-                f"and dtype {actions.dtype}"
-            )
+        actions = check_actions(actions, n)
         for i in np.flatnonzero(~self._ended):  # every action checked before any is played
             a = int(actions[i])
             if not (0 <= a < NUM_ACTIONS and self._masks[i, a]):
