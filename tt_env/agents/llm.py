@@ -93,9 +93,7 @@ class LLMAgent(BaseAgent):
         self.max_tokens = max_tokens
         self.api_key_env = str(api_key_env)
         self._openai = openai
-        self._client = openai.OpenAI(
-            base_url=base_url, api_key=key or PLACEHOLDER_KEY, max_retries=0, timeout=self.timeout
-        )
+        self._client = self._make_client()
         self._recent = RecentMoves(self.num_players)
         self._fallback_agent = None
         self._last: dict[str, Any] | None = None
@@ -141,8 +139,13 @@ class LLMAgent(BaseAgent):
         import openai
 
         self._openai = openai
+        self._client = self._make_client()
+
+    def _make_client(self):
+        """The chat client: no retries of its own (the agent counts its retries), the key
+        from the environment or a placeholder for a local server."""
         key = os.environ.get(self.api_key_env)
-        self._client = openai.OpenAI(
+        return self._openai.OpenAI(
             base_url=self.base_url,
             api_key=key or PLACEHOLDER_KEY,
             max_retries=0,
