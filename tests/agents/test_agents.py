@@ -339,6 +339,47 @@ def test_search_agent_plays_the_rule_when_the_kernel_does_not_serve_the_rules():
         env.step(a)
 
 
+def test_search_led_by_a_network_keeps_its_choice_unless_the_rollouts_beat_it(tmp_path):
+    """search(prior=model): the network leads (its choice is the incumbent, its likeliest
+    discards the candidates). Told never to overrule (a huge confidence), it plays the
+    network's move wherever the rule would let the search choose, and the rule's move (going
+    out, the final turn, one candidate) elsewhere; searching, it overrules the network at times."""
+    from helpers import tiny_model
+
+    from tt_env.agents.learned import LearnedAgent
+
+    rules = Rules()
+    path = tiny_model(tmp_path / "net.npz", rules, seed=2)
+    net = LearnedAgent(str(path), 2, rules)
+    never = make_agent(f"search(samples=8, confidence=1e9, prior={path})", 2, rules, 1)
+    searching = make_agent(f"search(samples=16, confidence=0, prior={path})", 2, rules, 1)
+    counting = make_agent("counting", 2, rules)
+    env = three_thirteen_v0.raw_env(rules=rules)
+    env.reset(seed=6)
+    led = overruled = searched = 0
+    for _ in env.agent_iter(400):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        o, m = obs["observation"], obs["action_mask"]
+        before = never.searched
+        a = never.act(o, m)
+        assert never.led == a and m[a] == 1
+        if never.searched > before:
+            searched += 1
+        if a == net.act(o, m):
+            led += 1
+        else:  # not the network's: the rule decided alone
+            assert a == counting.act(o, m)
+        b = searching.act(o, m)
+        overruled += int(b != searching.led)
+        env.step(a)
+    assert searched > 20 and led > searched and overruled > 0
+    with pytest.raises(ValueError, match="players"):
+        make_agent(f"search(prior={path})", 3, Rules(num_players=3))
+
+
 @pytest.mark.parametrize("spec", ["counting", "greedy", "search(samples=4)", "random"])
 def test_agents_copy_and_pickle_after_acting(spec):
     # The duplicate-deal baseline copies the opponents; compiled entry points are rebuilt.

@@ -25,6 +25,13 @@ The rollouts run in compiled code (:mod:`tt_env.agents._csearch`, built at insta
 per meld) and the kernels built; otherwise it plays the expected-penalty rule. In the rollouts
 there are no redemption or joker lay-offs.
 
+**A network as prior** (``prior``: a model path or name, e.g.
+``search(prior=distilled_2p_standard)``; expert iteration's expert): the candidates are the
+network's most likely legal discards (and the rule's choice, if not among them), and the
+incumbent kept unless beaten is the network's choice, not the rule's; a draw is searched when
+taking the top discard would lower the penalty or the network would take it. Going out and the
+final turn stay the rule's; the rollouts are played as above (the network does not play them).
+
 Parameters: ``samples`` deals per decision, ``budget`` seconds per decision (it stops adding
 deals past it, after ``min_samples``; ``None``: no limit, so play is exactly reproducible from
 ``seed``), ``candidates`` (the shortlist's length at most), ``margin`` (points above the best
@@ -41,6 +48,7 @@ import numpy as np
 from tt_env.agents.base import BaseAgent, legal_actions
 from tt_env.encoding.actions import (
     DRAW_STOCK_ACTION,
+    GO_OUT_ACTION_BASE,
     TAKE_DISCARD_ACTION,
 )
 from tt_env.encoding.observation import observation_layout
@@ -75,6 +83,7 @@ class SearchAgent(BaseAgent):
         confidence: float = 1.0,
         horizon: int = 0,
         rollout: str = "greedy",
+        prior: str | None = None,
     ) -> None:
         super().__init__(num_players, rules, seed)
         if samples < 1 or min_samples < 1:
@@ -93,6 +102,11 @@ class SearchAgent(BaseAgent):
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
         self.rollout = rollout
+        self.prior = None  # the network whose choices lead the search (see the docstring)
+        if prior is not None:
+            from tt_env.agents.learned import LearnedAgent
+
+            self.prior = LearnedAgent(str(prior), num_players, self.rules, seed)
         self.valuation = valuation_for(self.rules)
         self.rule = ExpectedPenalty(candidates=max(self.candidates, 4), margin=margin)
         self._compiled = None  # the rule's compiled twin, built on first use
@@ -106,6 +120,7 @@ class SearchAgent(BaseAgent):
         self.switched = 0  # decisions where the search overruled the expected values
         self.deals = 0  # deals played
         self._explained = None  # (observation, {action: mean}) of the last search, for explain
+        self.led = -1  # the choice that led the last decision (the rule's, or the prior's)
 
     def __getstate__(self) -> dict:
         # The compiled objects do not pickle or copy: rebuilt on first use.
@@ -124,26 +139,49 @@ class SearchAgent(BaseAgent):
         if self._compiled is None:
             self._compiled = CompiledExpectedPenalty(self.rule, self.rules)
         compiled = self._compiled
-        action = compiled.act(obs, mask)
+        action = self.led = compiled.act(obs, mask)
         if action is None:  # not served by the compiled rule: the Python rule
-            return self._python_rule(seen, mask)
+            action = self.led = self._python_rule(seen, mask)
+            return action
         if seen.draw_phase:
             take, now = compiled.draw_values()
-            if take < 0 or take >= now:
-                return action  # one draw possible, or the top discard does not help
+            if take < 0:
+                return action  # one draw possible
+            if self.prior is not None:
+                action = self.led = self.prior.act(obs, mask)  # the network's choice leads
+                if take >= now and action == DRAW_STOCK_ACTION:
+                    return action  # neither the rule nor the network would take it
+            elif take >= now:
+                return action  # the top discard does not help
             other = DRAW_STOCK_ACTION if action == TAKE_DISCARD_ACTION else TAKE_DISCARD_ACTION
-            actions = [action, other]  # the expected-penalty rule's choice first
+            actions = [action, other]  # the leading choice first
         else:
             shortlist = compiled.shortlist()
             if len(shortlist) < 2:
                 return action  # going out, the final turn, or a single candidate
-            actions = [a for a, _ in shortlist[: self.candidates]]
+            if self.prior is not None:
+                actions = self._prior_candidates(obs, mask, action)
+            else:
+                actions = [a for a, _ in shortlist[: self.candidates]]
+        self.led = actions[0]
         results = self.rollouts(obs, seen, actions)
         if results is None:
             return actions[0]
         means = results.mean(axis=0)
         self._explained = (obs.copy(), {a: float(m) for a, m in zip(actions, means)})
         return actions[self.choose(results)]
+
+    def _prior_candidates(self, obs: np.ndarray, mask: np.ndarray, rule_action: int) -> list:
+        """The network's ``candidates`` most likely legal discards, best first, and the rule's
+        choice after them when it is not among them."""
+        legal = legal_actions(mask)
+        legal = legal[legal < GO_OUT_ACTION_BASE]  # discards (going out is the rule's)
+        logits = self.prior._logits(obs)[legal]
+        ranked = legal[np.argsort(-logits, kind="stable")][: self.candidates]
+        actions = [int(a) for a in ranked]
+        if rule_action not in actions:
+            actions.append(int(rule_action))
+        return actions
 
     EXPLAINED = "mean points against the table over the deals (lower is better)"
 

@@ -59,6 +59,13 @@ HELP_GROUPS: dict[str, tuple[str, ...]] = {
         "bc_batch_size",
         "bc_opponents",
         "bc_data",
+        "init_model",
+    ),
+    "expert iteration (search led by the network, then a fit to its decisions)": (
+        "exit_iterations",
+        "exit_teacher",
+        "exit_samples",
+        "exit_window",
     ),
     "evaluation": (
         "eval_every",

@@ -103,6 +103,19 @@ class TrainConfig:
     bc_data: str = ""
     """teacher decisions saved by earlier runs (their bc_data.npz; several: comma-separated) to
     fit instead of collecting new ones ("": collect bc_samples)"""
+    init_model: str = ""
+    """start from this model's weights (a model file or name of the same rules, features and
+    network) instead of a warm start ("": the warm start of bc_teacher, if any)"""
+    exit_iterations: int = 0
+    """expert iteration before PPO: rounds of exit_samples decisions of exit_teacher led by the
+    network (its prior), each followed by a fit of the network to them and an evaluation"""
+    exit_teacher: str = "search"
+    """the search agent of expert iteration, with any options ("search(samples=256)"); its
+    prior is set to the network of the round"""
+    exit_samples: int = 100_000
+    """decisions of exit_teacher collected per round of expert iteration"""
+    exit_window: int = 2
+    """each round fits the network to the decisions of the last this many rounds"""
     checkpoint_every: int = 50_000
     """steps between checkpoints"""
     eval_every: int = 200_000
@@ -215,6 +228,9 @@ _RANGES: dict[str, tuple[float | None, float | None]] = {
     "vf_coef": (0.0, None),
     "target_kl": (0.0, None),
     "bc_samples": (1, None),
+    "exit_iterations": (0, None),
+    "exit_samples": (1, None),
+    "exit_window": (1, None),
     "bc_epochs": (0, None),
     "bc_batch_size": (1, None),
     "checkpoint_every": (0, None),
@@ -364,6 +380,21 @@ def check_run(config: TrainConfig, resume_dir: str | os.PathLike | None = None) 
         for path in _data_paths(config.bc_data):
             if not path.is_file():
                 raise ValueError(f"setting bc_data: no such file: {path}")
+    if config.exit_iterations > 0:
+        if not any(setting == "bc_opponents" for setting, _ in pools):
+            pools.append(("bc_opponents", config.bc_opponents))
+        named.append(("exit_teacher", _check_exit_teacher(config.exit_teacher, n, rules)))
+    if config.init_model.strip():
+        from tt_env.agents.learned import find_model
+        from tt_env.learned.model import load_model
+
+        found = find_model(config.init_model.strip())
+        if found is None:
+            raise ValueError(f"setting init_model: no model file or name {config.init_model!r}")
+        try:
+            load_model(found, rules)
+        except ValueError as exc:
+            raise ValueError(f"setting init_model: {exc}") from None
     if config.baseline.strip():
         if config.episode != "round":
             raise ValueError("setting baseline: duplicate deals need episode = 'round'")
@@ -390,6 +421,27 @@ def check_run(config: TrainConfig, resume_dir: str | os.PathLike | None = None) 
     if config.output:
         _check_can_create(Path(config.output), f"output {config.output}")
     return rules
+
+
+def _check_exit_teacher(spec: str, num_players: int, rules: Rules) -> str:
+    """The ``exit_teacher`` spec if it names the search agent without a ``prior`` (expert
+    iteration sets it); else :class:`ValueError` naming the setting."""
+    from tt_env.agents import make_agent
+    from tt_env.agents.search import SearchAgent
+
+    spec = spec.strip()
+    try:
+        agent = make_agent(spec, num_players, rules, 0)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"setting exit_teacher: {exc}") from None
+    if not isinstance(agent, SearchAgent):
+        raise ValueError(f"setting exit_teacher: expert iteration needs 'search', got {spec!r}")
+    if agent.prior is not None:
+        raise ValueError(
+            "setting exit_teacher: leave out 'prior': each round of expert iteration sets it to "
+            "the network"
+        )
+    return spec
 
 
 def _check_backend(config: TrainConfig, resume_dir: str | os.PathLike | None) -> None:
@@ -420,6 +472,8 @@ def _check_backend(config: TrainConfig, resume_dir: str | os.PathLike | None) ->
             f"'counting=0.4,greedy=0.3,{SELF}=0.3'",
         ),
         (config.target_kl > 0, "setting target_kl: the rllib backend never stops an update early"),
+        (config.exit_iterations > 0, "setting exit_iterations: expert iteration is the sb3 backend's"),
+        (bool(config.init_model.strip()), "setting init_model: the sb3 backend's"),
     ]
     for bad, message in refused:
         if bad:

@@ -40,17 +40,19 @@ def _collect_worker(job: tuple[dict[str, Any], int, int]) -> dict[str, np.ndarra
     env = make_training_env(config, 0, seed, None, opponents=config.bc_opponents)
     rules = env.rules
     teacher = make_agent(config.bc_teacher, rules.num_players, rules, seed)
-    xs, masks, actions, returns = [], [], [], []
+    xs, masks, actions, returns, led = [], [], [], [], []
+    leads = hasattr(teacher, "led")  # the search: the choice that led it (network or rule)
     obs, info = env.reset(seed=seed)
     teacher.reset(seed)
     rounds = len(env.env.game.round_results)
-    ep_x, ep_m, ep_a, ep_r = [], [], [], []
+    ep_x, ep_m, ep_a, ep_r, ep_l = [], [], [], [], []
     while len(xs) < samples:
         mask = env.action_masks()
         action = teacher.act(env.raw_observation, mask.astype(np.int8))
         ep_x.append(obs)
         ep_m.append(mask)
         ep_a.append(action)
+        ep_l.append(teacher.led if leads else action)
         obs, reward, terminated, truncated, info = env.step(action)
         ep_r.append(reward)
         if terminated or truncated:
@@ -59,22 +61,26 @@ def _collect_worker(job: tuple[dict[str, Any], int, int]) -> dict[str, np.ndarra
             masks += ep_m
             actions += ep_a
             returns += list(ret)
+            led += ep_l
             if _COLLECTED is not None:
                 with _COLLECTED.get_lock():
                     _COLLECTED.value += len(ep_a)
-            ep_x, ep_m, ep_a, ep_r = [], [], [], []
+            ep_x, ep_m, ep_a, ep_r, ep_l = [], [], [], [], []
             obs, info = env.reset()
             if len(env.env.game.round_results) < rounds:  # a new game
                 teacher.reset(int(env.pool.rng.integers(2**31)))
             else:
                 teacher.new_round()
             rounds = len(env.env.game.round_results)
-    return {
+    data = {
         "x": np.asarray(xs, np.float32),
         "mask": np.asarray(masks, bool),
         "action": np.asarray(actions, np.int64),
         "return": np.asarray(returns, np.float32),
     }
+    if leads:
+        data["led"] = np.asarray(led, np.int64)
+    return data
 
 
 _DATA_KEYS = ("x", "mask", "action", "return")
@@ -113,14 +119,24 @@ def load_teacher_data(text: str, width: int, actions: int) -> dict[str, np.ndarr
 
 
 def collect_teacher_data(
-    config: TrainConfig, workers: int, progress=None, every: float = 60.0
+    config: TrainConfig,
+    workers: int,
+    progress=None,
+    every: float = 60.0,
+    teacher: str | None = None,
+    samples: int | None = None,
+    seed: int | None = None,
 ) -> dict[str, np.ndarray]:
-    """``bc_samples`` decisions of ``bc_teacher`` (about), collected over ``workers`` processes.
-    ``progress(done, total, seconds)`` is called every ``every`` seconds while they play (the
-    workers count their finished episodes' decisions; the data do not depend on it)."""
-    per = math.ceil(config.bc_samples / workers)
+    """``samples`` (default ``bc_samples``) decisions of ``teacher`` (default ``bc_teacher``),
+    about, collected over ``workers`` processes in games seeded from ``seed`` (default from the
+    config's). ``progress(done, total, seconds)`` is called every ``every`` seconds while they
+    play (the workers count their finished episodes' decisions; the data do not depend on it)."""
+    per = math.ceil((config.bc_samples if samples is None else samples) / workers)
     values = dataclasses.asdict(config)
-    jobs = [(values, config.seed * 7919 + 17 + w, per) for w in range(workers)]
+    if teacher is not None:
+        values["bc_teacher"] = teacher
+    base = config.seed * 7919 + 17 if seed is None else seed
+    jobs = [(values, base + w, per) for w in range(workers)]
     if workers == 1:
         parts = [_collect_worker(jobs[0])]
     else:

@@ -49,9 +49,21 @@ def learning_curve_figure(run_dir: str | os.PathLike, smooth: int = 10):
     root = Path(run_dir)
     progress = _read_csv(root / "progress.csv")
     evals = _read_csv(root / "evaluations.csv")
-    if not progress and not evals:
-        raise ValueError(f"{root} has no progress.csv or evaluations.csv to plot")
-    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(9, 8), sharex=True)
+    rounds = _read_csv(root / "exit.csv")
+    if not progress and not evals and not rounds:
+        raise ValueError(f"{root} has no progress.csv, evaluations.csv or exit.csv to plot")
+    if not progress and not evals:  # expert iteration only
+        fig, ax = plt.subplots(1, 1, figsize=(9, 4.5))
+        _exit_panel(ax, rounds, root.name)
+        fig.tight_layout()
+        return fig
+    if rounds:
+        fig = plt.figure(figsize=(9, 12))
+        ax1 = fig.add_subplot(3, 1, 2)
+        ax2 = fig.add_subplot(3, 1, 3, sharex=ax1)
+        _exit_panel(fig.add_subplot(3, 1, 1), rounds, root.name)
+    else:
+        fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(9, 8), sharex=True)
     series: dict[str, list[tuple[int, float]]] = defaultdict(list)
     for row in progress:
         series[row["opponents"]].append((int(row["timesteps"]), float(row["mean_reward"])))
@@ -102,3 +114,23 @@ def learning_curve_figure(run_dir: str | os.PathLike, smooth: int = 10):
         ax2.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def _exit_panel(ax, rows: list[dict[str, str]], name: str) -> None:
+    """The evaluations after each round of expert iteration (``exit.csv``), per opponent."""
+    by_opp: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for row in rows:
+        by_opp[row["opponent"]].append(row)
+    for opponent, points in by_opp.items():
+        points.sort(key=lambda r: int(r["round"]))
+        x = np.array([int(r["round"]) for r in points])
+        y = np.array([float(r["diff"]) for r in points])
+        lo = np.array([float(r["diff_low"]) for r in points])
+        hi = np.array([float(r["diff_high"]) for r in points])
+        ax.errorbar(x, y, yerr=[y - lo, hi - y], marker="o", capsize=3, label=f"vs {opponent}")
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xticks(sorted({int(r["round"]) for r in rows}))
+    ax.set_xlabel("round of expert iteration (the search led by the network, then the fit)")
+    ax.set_ylabel("score difference per game\n(network - opponent, 95% CI)")
+    ax.set_title(f"{name}: expert iteration (below 0: the network scores less)")
+    ax.legend(fontsize=8)

@@ -24,6 +24,7 @@ from tt_env.learned.model import build_metadata, save_model
 from tt_env.learned.network import CardNet, numpy_weights
 from tt_env.train.config import TrainConfig, config_to_toml
 from tt_env.train.env import make_vec_env
+from tt_env.train.expert import expert_iteration, load_weights
 from tt_env.train.imitation import (
     behaviour_clone,
     collect_teacher_data,
@@ -186,10 +187,7 @@ class Trainer:
             self.features,
             self.net_kwargs,
             training={
-                "algorithm": (
-                    f"behaviour cloning of {self.config.bc_teacher}, then " if self._bc_on() else ""
-                )
-                + "MaskablePPO (sb3-contrib)",
+                "algorithm": self.algorithm(),
                 "timesteps": int(steps),  # PPO steps behind this network (0: the warm start)
                 "wall_time_seconds": round(self.wall_time(), 1),
                 "commands": list(self._state.get("commands", [])),
@@ -202,10 +200,26 @@ class Trainer:
                     "python": platform.python_version(),
                 },
                 "bc": self._state.get("bc"),
+                "expert_iteration": self._state.get("exit"),
                 "run": str(self.files.root),
                 "saved": _now(),
             },
         )
+
+    def algorithm(self) -> str:
+        """How the network was made, in words, as far as the run has gone."""
+        c = self.config
+        parts = []
+        if c.init_model.strip():
+            parts.append(f"the weights of {c.init_model.strip()}")
+        elif self._bc_on():
+            parts.append(f"behaviour cloning of {c.bc_teacher}")
+        done = self._state.get("exit", {}).get("done", 0)
+        if done:
+            parts.append(f"{done} round(s) of expert iteration ({c.exit_teacher} led by the network)")
+        if c.total_timesteps > 0:
+            parts.append("MaskablePPO (sb3-contrib)")
+        return ", then ".join(parts) or "untrained"
 
     def network(self, model) -> CardNet:
         """The torch network that ``model`` trains."""
@@ -256,12 +270,23 @@ class Trainer:
         self.files.save_state(self._state)
 
     def evaluate(self, model) -> dict[str, Any]:
+        steps = self._evaluated_at = model.num_timesteps
+        path = self.export(model, self.files.root / "eval" / f"step_{steps:09d}.npz")
+        return self.evaluate_file(
+            path, {"timesteps": steps}, "evaluations.csv", {"timesteps": steps}, model
+        )
+
+    def evaluate_file(
+        self, path: Path, extra: dict[str, Any], csv_name: str, best_key: dict[str, Any], model=None
+    ) -> dict[str, Any]:
+        """Play the model file ``path`` against each of ``eval_opponents``; a row per opponent
+        (``extra`` first) in ``csv_name``; ``best.npz`` becomes ``path`` when the first
+        opponent's difference is the lowest so far (``best_key`` says where it came from)."""
         from tt_env.agents import spec_label
         from tt_env.arena import run_tournament
 
-        steps = self._evaluated_at = model.num_timesteps
-        path = self.export(model, self.files.root / "eval" / f"step_{steps:09d}.npz")
         out = {}
+        where = ", ".join(f"{k} {v:,}" for k, v in extra.items() if k in ("timesteps", "round"))
         for spec in self.eval_specs:
             t0 = time.perf_counter()
             # The learner against the opponent in every other seat (one table: with more
@@ -279,7 +304,7 @@ class Trainer:
             pair = result.versus_table(me)
             stats = {s.label: s for s in result.agents}
             row = {
-                "timesteps": steps,
+                **extra,
                 "wall_time": round(self.wall_time(), 1),
                 "opponent": other,
                 "deals": self.config.eval_games,
@@ -290,12 +315,12 @@ class Trainer:
                 "score": round(stats[me].score.mean, 3),
                 "win_rate": round(stats[me].win_rate.mean, 4),
             }
-            self.files.append_csv("evaluations.csv", row)
+            self.files.append_csv(csv_name, row)
             if getattr(model, "_logger", None) is not None:  # none before learn() starts
                 model.logger.record(f"eval/diff_vs_{other}", pair.mean)
                 model.logger.record(f"eval/win_rate_vs_{other}", stats[me].win_rate.mean)
             self.log(
-                f"eval at {steps:,} steps vs {other}: score difference "
+                f"eval at {where} vs {other}: score difference "
                 f"{pair.format(2)} per game (negative: the learner scores less), win rate "
                 f"{stats[me].win_rate.mean:.1%}, {len(result.results)} games in "
                 f"{time.perf_counter() - t0:.0f} s"
@@ -307,7 +332,7 @@ class Trainer:
             if best is None or first["diff"] < best["diff"]:
                 _copy_atomically(path, self.files.root / "best.npz")
                 self._state["best"] = {
-                    "timesteps": steps,
+                    **best_key,
                     "diff": first["diff"],
                     "opponent": first["opponent"],
                 }
@@ -362,6 +387,26 @@ class Trainer:
         }
         self.files.save_state(self._state)
         save_model(self.files.root / "bc.npz", numpy_weights(net), self.metadata(0))
+
+    def start_network(self, model) -> None:
+        """The network before PPO: ``init_model``'s weights, or the warm start (on a resume, the
+        warm start already made, ``bc.npz``), or as initialised."""
+        c = self.config
+        if c.init_model.strip():
+            from tt_env.agents.learned import find_model
+
+            found = find_model(c.init_model.strip())
+            if found is None:
+                raise ValueError(f"setting init_model: no model file or name {c.init_model!r}")
+            load_weights(self.network(model), found)
+            self.log(f"starting from the weights of {found}")
+        elif self._bc_on():
+            made = self.files.root / "bc.npz"
+            if self.resume and self._state.get("bc") and made.exists():
+                load_weights(self.network(model), made)
+                self.log("warm start: done before (bc.npz)")
+            else:
+                self.warm_start(model)
 
     def run(self) -> Path:
         from sb3_contrib import MaskablePPO
@@ -427,11 +472,17 @@ class Trainer:
             raise
         try:
             if checkpoint is None:
-                if self._bc_on():
-                    self.warm_start(model)
+                self.start_network(model)
+            # expert iteration before PPO; a resume goes on from its last whole round
+            exit_left = c.exit_iterations > self._state.get("exit", {}).get("done", 0)
+            if exit_left and model.num_timesteps == 0:
+                expert_iteration(self, self.network(model))
+            if checkpoint is None or (exit_left and model.num_timesteps == 0):
                 self.export(model, self.files.league / f"step_{0:09d}.npz")
-                if self.eval_specs and self.config.eval_every > 0:
-                    self.evaluate(model)  # the starting point of the learning curve
+            if c.exit_iterations > 0 and model.num_timesteps == 0:
+                self._evaluated_at = 0  # the last round of expert iteration was (exit.csv)
+            elif checkpoint is None and self.eval_specs and self.config.eval_every > 0:
+                self.evaluate(model)  # the starting point of the learning curve
             self._schedule(model.num_timesteps)
             remaining = c.total_timesteps - model.num_timesteps
             if remaining > 0:

@@ -1,0 +1,139 @@
+"""Expert iteration: the search agent, led by the network, plays; the network is fitted to the
+search's decisions; the next round's search is led by the fitted network (Anthony, Tian and
+Barber, "Thinking Fast and Slow with Deep Learning and Tree Search", 2017).
+
+The expert is :class:`tt_env.agents.search.SearchAgent` with ``prior`` set to the network: its
+candidates are the network's most likely discards, and it keeps the network's choice unless its
+rollouts beat it on the same deals by ``confidence`` standard errors. So the search adds to the
+network what the rollouts of the game prove (reward), and the network keeps what the search
+found (imitation): each round the expert starts from a better apprentice.
+
+A round ``k`` of :func:`expert_iteration` writes, in ``<run>/exit/``, ``prior_k.npz`` (the
+network that led the search), ``data_k.npz`` (the search's decisions: features, masks, actions,
+returns), ``net_k.npz`` (the network fitted to the decisions of the last ``exit_window`` rounds),
+and a row per evaluation opponent in ``<run>/exit.csv``. ``state.json`` counts the rounds done, so
+that ``tt-train --resume`` goes on from the last whole round.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import TYPE_CHECKING
+
+import numpy as np
+import torch
+
+from tt_env.learned.model import read_model_file, save_model
+from tt_env.learned.network import numpy_weights
+from tt_env.train.imitation import behaviour_clone, collect_teacher_data, save_teacher_data
+
+if TYPE_CHECKING:
+    from tt_env.train.sb3 import Trainer
+
+FOLDER = "exit"
+CSV = "exit.csv"
+
+
+def teacher_spec(teacher: str, prior: os.PathLike | str) -> str:
+    """The spec of ``teacher`` (``"search"`` or ``"search(samples=256)"``) led by the model file
+    ``prior``: ``"search(samples=256, prior=<path>)"``."""
+    path = str(prior)
+    if any(ch in path for ch in ",()"):
+        raise ValueError(f"expert iteration: the run's path {path!r} may not hold ',', '(' or ')'")
+    spec = teacher.strip()
+    if spec.endswith(")"):
+        return f"{spec[:-1].rstrip()}, prior={path})"
+    return f"{spec}(prior={path})"
+
+
+def load_weights(net: torch.nn.Module, path: os.PathLike | str) -> None:
+    """Put the weights of the model file ``path`` into ``net``; :class:`ValueError` naming the
+    file when its network has other shapes."""
+    _, weights = read_model_file(path)
+    try:
+        net.load_state_dict({k: torch.from_numpy(np.array(v, np.float32)) for k, v in weights.items()})
+    except RuntimeError as exc:
+        first = str(exc).strip().splitlines()[-1].strip()
+        raise ValueError(
+            f"model {path}: its network does not fit this run's (card_hidden, trunk_hidden, "
+            f"features): {first}"
+        ) from None
+
+
+def expert_iteration(trainer: Trainer, net: torch.nn.Module) -> None:
+    """Rounds ``done + 1 .. exit_iterations`` of expert iteration on ``net`` (in place; see the
+    module docstring). Each round ends with an evaluation against ``eval_opponents`` (a row in
+    ``exit.csv``; the best one by the first opponent becomes ``best.npz``)."""
+    c = trainer.config
+    folder = trainer.files.root / FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    state = trainer._state.setdefault("exit", {"done": 0, "decisions": 0, "rounds": []})
+    if state["done"] > 0:
+        load_weights(net, folder / f"net_{state['done']:03d}.npz")
+        trainer.log(f"expert iteration: resuming after round {state['done']}")
+    workers = max(1, min(os.cpu_count() or 1, c.n_envs))
+    for k in range(state["done"] + 1, c.exit_iterations + 1):
+        t0 = time.perf_counter()
+        prior = save_model(folder / f"prior_{k:03d}.npz", numpy_weights(net), trainer.metadata(0))
+        spec = teacher_spec(c.exit_teacher, prior)
+        trainer.log(
+            f"expert iteration {k}/{c.exit_iterations}: {c.exit_samples:,} decisions of "
+            f"{c.exit_teacher} led by the network, on {workers} process(es)"
+        )
+        data = collect_teacher_data(
+            c,
+            workers,
+            lambda done, total, s: trainer.log(f"  {done:,} of {total:,} decisions in {s:.0f} s"),
+            every=600.0 if not c.progress_bar else 60.0,
+            teacher=spec,
+            samples=c.exit_samples,
+            seed=c.seed * 7919 + 1_000_003 * k,  # other deals every round
+        )
+        save_teacher_data(folder / f"data_{k:03d}.npz", data)
+        collected = time.perf_counter() - t0
+        rounds = range(max(1, k - c.exit_window + 1), k + 1)
+        parts = [data if r == k else _load(folder / f"data_{r:03d}.npz") for r in rounds]
+        fit = {key: np.concatenate([p[key] for p in parts]) for key in data}
+        changed = _overruled(data)
+        trainer.log(
+            f"  collected {len(data['action']):,} decisions in {collected:.0f} s (the search "
+            f"overruled the network in {changed:.1%}); fitting on {len(fit['action']):,}"
+        )
+        stats = behaviour_clone(
+            net,
+            fit,
+            c.bc_epochs,
+            c.bc_lr,
+            c.bc_batch_size,
+            c.seed + k,
+            lambda e, st: trainer.log(f"  epoch {e}: held-out accuracy {st['accuracy']:.3f}"),
+        )
+        path = save_model(folder / f"net_{k:03d}.npz", numpy_weights(net), trainer.metadata(0))
+        state["decisions"] += int(len(data["action"]))
+        record = {
+            "round": k,
+            "decisions": int(len(data["action"])),
+            "overruled": round(changed, 4),
+            "seconds": round(time.perf_counter() - t0, 1),
+            "accuracy": round(stats["accuracy"], 4),
+        }
+        extra = {"round": k, "decisions": state["decisions"], "overruled": round(changed, 4)}
+        trainer.evaluate_file(path, extra, CSV, best_key={"round": k})
+        state["rounds"].append(record)
+        state["done"] = k
+        trainer.files.save_state(trainer._state)
+
+
+def _load(path) -> dict[str, np.ndarray]:
+    with np.load(path, allow_pickle=False) as f:
+        return {k: f[k] for k in f.files}
+
+
+def _overruled(data: dict[str, np.ndarray]) -> float:
+    """The share of decisions where the search played another action than the network that
+    led it (``data["led"]``, when recorded; else NaN)."""
+    led = data.get("led")
+    if led is None:
+        return float("nan")
+    return float(np.mean(led != data["action"]))
