@@ -48,7 +48,9 @@ def test_expert_iteration_saves_resumes_and_its_model_plays(tmp_path):
     names = sorted(p.name for p in folder.iterdir())
     assert names == [f"{kind}_{k:03d}.npz" for kind in ("data", "net", "prior") for k in (1, 2)]
     # The first round is led by the warm start, the second by the first round's fit.
-    bc, prior2, net1 = (load_model(p) for p in (root / "bc.npz", folder / "prior_002.npz", folder / "net_001.npz"))
+    bc, prior2, net1 = (
+        load_model(p) for p in (root / "bc.npz", folder / "prior_002.npz", folder / "net_001.npz")
+    )
     for name, weight in bc.weights.items():
         np.testing.assert_array_equal(load_model(folder / "prior_001.npz").weights[name], weight)
         np.testing.assert_array_equal(prior2.weights[name], net1.weights[name])
@@ -82,7 +84,9 @@ def test_expert_iteration_saves_resumes_and_its_model_plays(tmp_path):
 
     agent = make_agent(str(root / "model.npz"), 2)
     assert play_checked(agent, seed=4, max_turns=20) > 0
-    result = run_tournament([str(root / "model.npz"), "search(samples=4)"], Rules(), games=1, seed=3, episode="round")
+    result = run_tournament(
+        [str(root / "model.npz"), "search(samples=4)"], Rules(), games=1, seed=3, episode="round"
+    )
     assert len(result.results) == 2
 
 

@@ -472,7 +472,10 @@ def _check_backend(config: TrainConfig, resume_dir: str | os.PathLike | None) ->
             f"'counting=0.4,greedy=0.3,{SELF}=0.3'",
         ),
         (config.target_kl > 0, "setting target_kl: the rllib backend never stops an update early"),
-        (config.exit_iterations > 0, "setting exit_iterations: expert iteration is the sb3 backend's"),
+        (
+            config.exit_iterations > 0,
+            "setting exit_iterations: expert iteration is the sb3 backend's",
+        ),
         (bool(config.init_model.strip()), "setting init_model: the sb3 backend's"),
     ]
     for bad, message in refused:

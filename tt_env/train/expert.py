@@ -52,7 +52,9 @@ def load_weights(net: torch.nn.Module, path: os.PathLike | str) -> None:
     file when its network has other shapes."""
     _, weights = read_model_file(path)
     try:
-        net.load_state_dict({k: torch.from_numpy(np.array(v, np.float32)) for k, v in weights.items()})
+        net.load_state_dict(
+            {k: torch.from_numpy(np.array(v, np.float32)) for k, v in weights.items()}
+        )
     except RuntimeError as exc:
         first = str(exc).strip().splitlines()[-1].strip()
         raise ValueError(

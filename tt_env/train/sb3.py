@@ -216,7 +216,9 @@ class Trainer:
             parts.append(f"behaviour cloning of {c.bc_teacher}")
         done = self._state.get("exit", {}).get("done", 0)
         if done:
-            parts.append(f"{done} round(s) of expert iteration ({c.exit_teacher} led by the network)")
+            parts.append(
+                f"{done} round(s) of expert iteration ({c.exit_teacher} led by the network)"
+            )
         if c.total_timesteps > 0:
             parts.append("MaskablePPO (sb3-contrib)")
         return ", then ".join(parts) or "untrained"
