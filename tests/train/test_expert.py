@@ -67,9 +67,12 @@ def test_expert_iteration_saves_resumes_and_its_model_plays(tmp_path):
     assert not (root / "evaluations.csv").exists()  # no PPO: the rounds were the evaluations
     state = json.loads((root / "state.json").read_text())
     assert state["exit"]["done"] == 2 and [r["round"] for r in state["exit"]["rounds"]] == [1, 2]
+    best = state["best"]["round"]  # the output is the best round's network
     meta = load_model(tmp_path / "out.npz").metadata["training"]
-    assert "2 round(s) of expert iteration" in meta["algorithm"]
-    assert meta["expert_iteration"]["done"] == 2
+    assert f"greedy, then {best} round(s) of expert iteration" in meta["algorithm"]
+    assert meta["expert_iteration"]["done"] == best
+    for name, weight in load_model(folder / f"net_{best:03d}.npz").weights.items():
+        np.testing.assert_array_equal(load_model(tmp_path / "out.npz").weights[name], weight)
 
     # Resume with one more round: it starts from the last round's network.
     assert main(["--resume", str(root), "--exit-iterations", "3", "--no-progress-bar"]) == 0

@@ -111,7 +111,6 @@ def expert_iteration(trainer: Trainer, net: torch.nn.Module) -> None:
             c.seed + k,
             lambda e, st: trainer.log(f"  epoch {e}: held-out accuracy {st['accuracy']:.3f}"),
         )
-        path = save_model(folder / f"net_{k:03d}.npz", numpy_weights(net), trainer.metadata(0))
         state["decisions"] += int(len(data["action"]))
         record = {
             "round": k,
@@ -120,10 +119,11 @@ def expert_iteration(trainer: Trainer, net: torch.nn.Module) -> None:
             "seconds": round(time.perf_counter() - t0, 1),
             "accuracy": round(stats["accuracy"], 4),
         }
+        state["rounds"].append(record)
+        state["done"] = k  # on disk with the evaluation; the model file's metadata says it
+        path = save_model(folder / f"net_{k:03d}.npz", numpy_weights(net), trainer.metadata(0))
         extra = {"round": k, "decisions": state["decisions"], "overruled": round(changed, 4)}
         trainer.evaluate_file(path, extra, CSV, best_key={"round": k})
-        state["rounds"].append(record)
-        state["done"] = k
         trainer.files.save_state(trainer._state)
 
 
