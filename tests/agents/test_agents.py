@@ -221,6 +221,13 @@ def test_make_agent_specs():
         make_agent("random", 2, rules)
     assert spec_label("tt_env.agents.greedy:GreedyAgent") == "GreedyAgent"
     assert spec_label("models/ppo_2p.zip") == "ppo_2p"
+    # Options that are paths or URLs are shortened to a file's stem or a host.
+    assert spec_label("search(samples=16, prior=runs/r/exit/net_003.npz)") == (
+        "search(samples=16,prior=net_003)"
+    )
+    assert spec_label("llm(model=qwen, base_url=http://127.0.0.1:8000/v1)") == (
+        "llm(model=qwen,base_url=127.0.0.1:8000)"
+    )
 
 
 def test_model_paths_need_a_loader(tmp_path, monkeypatch):

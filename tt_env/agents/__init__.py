@@ -25,6 +25,7 @@ import importlib
 import inspect
 import os
 import re
+import urllib.parse
 from collections.abc import Callable
 from typing import Any
 
@@ -160,8 +161,10 @@ def spec_label(spec: str) -> str:
     spec = str(spec).strip()
     if spec.lower() in BUILTIN_AGENTS:
         return spec.lower()
-    if _OPTIONS.match(spec) and _OPTIONS.match(spec).group(1).lower() in BUILTIN_AGENTS:
-        return re.sub(r"\s+", "", spec)
+    match = _OPTIONS.match(spec)
+    if match and match.group(1).lower() in BUILTIN_AGENTS:
+        options = [_short_option(item) for item in match.group(2).split(",") if item.strip()]
+        return f"{match.group(1)}({','.join(options)})"
     if ":" in spec and not os.path.exists(spec):
         return spec.rsplit(":", 1)[1]
     base = os.path.basename(spec.rstrip("/\\")) or spec
@@ -169,6 +172,17 @@ def spec_label(spec: str) -> str:
         if base.endswith(ext):
             return base[: -len(ext)]
     return base
+
+
+def _short_option(item: str) -> str:
+    """``name=value`` of an option in a label: a URL by its host, a path by its file's stem
+    (``prior=runs/r/exit/net_003.npz`` -> ``prior=net_003``), without spaces."""
+    key, eq, value = (part.strip() for part in item.partition("="))
+    if "://" in value:
+        value = urllib.parse.urlsplit(value).netloc or value
+    elif "/" in value or os.sep in value:
+        value = spec_label(value)
+    return re.sub(r"\s+", "", f"{key}{eq}{value}")
 
 
 def _construct(
