@@ -59,7 +59,8 @@ def test_a_good_model_plays_its_moves_and_counts_its_tokens():
         assert request["model"] == "stub-model" and request["temperature"] == 0.0
         prompt = request["messages"][1]["content"]
         assert "The rules:" in prompt and "Legal moves:" in prompt and "Your hand" in prompt
-    assert agent.name == "llm(base_url=" + server.url + ",model=stub-model)"
+    host = server.url.split("://")[1].split("/")[0]  # the label shows the server's host
+    assert agent.name == f"llm(base_url={host},model=stub-model)"
 
 
 def test_garbage_gets_one_retry_quoting_the_error_then_counting_s_move():
