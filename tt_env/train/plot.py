@@ -96,16 +96,7 @@ def learning_curve_figure(run_dir: str | os.PathLike, smooth: int = 10):
     ax1.set_title(f"{root.name}: training")
     if series:
         ax1.legend(fontsize=8)
-    by_opp: dict[str, list[dict[str, str]]] = defaultdict(list)
-    for row in evals:
-        by_opp[row["opponent"]].append(row)
-    for name, rows in by_opp.items():
-        rows.sort(key=lambda r: int(r["timesteps"]))
-        x = np.array([int(r["timesteps"]) for r in rows])
-        y = np.array([float(r["diff"]) for r in rows])
-        lo = np.array([float(r["diff_low"]) for r in rows])
-        hi = np.array([float(r["diff_high"]) for r in rows])
-        ax2.errorbar(x, y, yerr=[y - lo, hi - y], marker="o", capsize=3, label=f"vs {name}")
+    by_opp = _evaluations(ax2, evals, "timesteps")
     ax2.axhline(0, color="grey", lw=0.8)
     ax2.set_ylabel("score difference per game\n(learner - opponent, 95% CI)")
     ax2.set_xlabel("timesteps")
@@ -118,19 +109,26 @@ def learning_curve_figure(run_dir: str | os.PathLike, smooth: int = 10):
 
 def _exit_panel(ax, rows: list[dict[str, str]], name: str) -> None:
     """The evaluations after each round of expert iteration (``exit.csv``), per opponent."""
-    by_opp: dict[str, list[dict[str, str]]] = defaultdict(list)
-    for row in rows:
-        by_opp[row["opponent"]].append(row)
-    for opponent, points in by_opp.items():
-        points.sort(key=lambda r: int(r["round"]))
-        x = np.array([int(r["round"]) for r in points])
-        y = np.array([float(r["diff"]) for r in points])
-        lo = np.array([float(r["diff_low"]) for r in points])
-        hi = np.array([float(r["diff_high"]) for r in points])
-        ax.errorbar(x, y, yerr=[y - lo, hi - y], marker="o", capsize=3, label=f"vs {opponent}")
+    _evaluations(ax, rows, "round")
     ax.axhline(0, color="grey", lw=0.8)
     ax.set_xticks(sorted({int(r["round"]) for r in rows}))
     ax.set_xlabel("round of expert iteration (the search led by the network, then the fit)")
     ax.set_ylabel("score difference per game\n(network - opponent, 95% CI)")
     ax.set_title(f"{name}: expert iteration (below 0: the network scores less)")
     ax.legend(fontsize=8)
+
+
+def _evaluations(ax, rows: list[dict[str, str]], x_key: str) -> dict[str, list]:
+    """Draw evaluation rows (score difference with its 95% interval) against the column
+    ``x_key``, one line per opponent; returns the rows by opponent."""
+    by_opp: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for row in rows:
+        by_opp[row["opponent"]].append(row)
+    for name, points in by_opp.items():
+        points.sort(key=lambda r: int(r[x_key]))
+        x = np.array([int(r[x_key]) for r in points])
+        y = np.array([float(r["diff"]) for r in points])
+        lo = np.array([float(r["diff_low"]) for r in points])
+        hi = np.array([float(r["diff_high"]) for r in points])
+        ax.errorbar(x, y, yerr=[y - lo, hi - y], marker="o", capsize=3, label=f"vs {name}")
+    return by_opp
