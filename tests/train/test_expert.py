@@ -46,7 +46,10 @@ def test_expert_iteration_saves_resumes_and_its_model_plays(tmp_path):
     root = final.parent
     folder = root / "exit"
     names = sorted(p.name for p in folder.iterdir())
-    assert names == [f"{kind}_{k:03d}.npz" for kind in ("data", "net", "prior") for k in (1, 2)]
+    assert names == sorted(
+        ["net_000.npz"]
+        + [f"{kind}_{k:03d}.npz" for kind in ("data", "net", "prior") for k in (1, 2)]
+    )
     # The first round is led by the warm start, the second by the first round's fit.
     bc, prior2, net1 = (
         load_model(p) for p in (root / "bc.npz", folder / "prior_002.npz", folder / "net_001.npz")
@@ -62,14 +65,23 @@ def test_expert_iteration_saves_resumes_and_its_model_plays(tmp_path):
         assert legal.all()
         assert f["mask"][np.arange(len(f["led"])), f["led"]].all()
     rows = list(csv.DictReader((root / "exit.csv").open()))
-    assert [(r["round"], r["opponent"]) for r in rows] == [("1", "counting"), ("2", "counting")]
-    assert int(rows[1]["decisions"]) > int(rows[0]["decisions"]) >= 150
+    # Round 0 is the starting network (the warm start), on the same deals.
+    assert [(r["round"], r["opponent"]) for r in rows] == [
+        ("0", "counting"),
+        ("1", "counting"),
+        ("2", "counting"),
+    ]
+    assert int(rows[2]["decisions"]) > int(rows[1]["decisions"]) >= 150
+    assert rows[0]["decisions"] == "0"
+    for name, weight in bc.weights.items():
+        np.testing.assert_array_equal(load_model(folder / "net_000.npz").weights[name], weight)
     assert not (root / "evaluations.csv").exists()  # no PPO: the rounds were the evaluations
     state = json.loads((root / "state.json").read_text())
     assert state["exit"]["done"] == 2 and [r["round"] for r in state["exit"]["rounds"]] == [1, 2]
     best = state["best"]["round"]  # the output is the best round's network
     meta = load_model(tmp_path / "out.npz").metadata["training"]
-    assert f"greedy, then {best} round(s) of expert iteration" in meta["algorithm"]
+    rounds = f", then {best} round(s) of expert iteration" if best else ""
+    assert meta["algorithm"].startswith(f"behaviour cloning of greedy{rounds}")
     assert meta["expert_iteration"]["done"] == best
     for name, weight in load_model(folder / f"net_{best:03d}.npz").weights.items():
         np.testing.assert_array_equal(load_model(tmp_path / "out.npz").weights[name], weight)
@@ -82,7 +94,7 @@ def test_expert_iteration_saves_resumes_and_its_model_plays(tmp_path):
         np.testing.assert_array_equal(prior3.weights[name], weight)
     assert json.loads((root / "state.json").read_text())["exit"]["done"] == 3
     rows = list(csv.DictReader((root / "exit.csv").open()))
-    assert [r["round"] for r in rows] == ["1", "2", "3"]
+    assert [r["round"] for r in rows] == ["0", "1", "2", "3"]  # round 0 not evaluated again
     assert (root / "learning_curve.png").stat().st_size > 0
 
     agent = make_agent(str(root / "model.npz"), 2)

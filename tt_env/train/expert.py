@@ -8,6 +8,7 @@ rollouts beat it on the same deals by ``confidence`` standard errors. So the sea
 network what the rollouts of the game prove (reward), and the network keeps what the search
 found (imitation): each round the expert starts from a better apprentice.
 
+Before the first round the starting network is saved (``net_000.npz``) and evaluated (round 0).
 A round ``k`` of :func:`expert_iteration` writes, in ``<run>/exit/``, ``prior_k.npz`` (the
 network that led the search), ``data_k.npz`` (the search's decisions: features, masks, actions,
 returns), ``net_k.npz`` (the network fitted to the decisions of the last ``exit_window`` rounds),
@@ -75,6 +76,14 @@ def expert_iteration(trainer: Trainer, net: torch.nn.Module) -> None:
         load_weights(net, folder / f"net_{state['done']:03d}.npz")
         trainer.log(f"expert iteration: resuming after round {state['done']}")
     workers = max(1, min(os.cpu_count() or 1, c.n_envs))
+    if state["done"] == 0 and not state.get("start_evaluated") and trainer.eval_specs:
+        # round 0: the network the rounds start from, on the same deals as the rounds
+        start = save_model(folder / "net_000.npz", numpy_weights(net), trainer.metadata(0))
+        trainer.evaluate_file(
+            start, {"round": 0, "decisions": 0, "overruled": ""}, CSV, {"round": 0}
+        )
+        state["start_evaluated"] = True
+        trainer.files.save_state(trainer._state)
     for k in range(state["done"] + 1, c.exit_iterations + 1):
         t0 = time.perf_counter()
         prior = save_model(folder / f"prior_{k:03d}.npz", numpy_weights(net), trainer.metadata(0))
