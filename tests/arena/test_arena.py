@@ -401,8 +401,7 @@ def test_cli_main_in_process(tmp_path, capsys):
 
 def test_default_run_includes_the_shipped_models_that_fit_the_table(capsys):
     specs, notes = arena.default_agents(Rules())
-    led = "search(samples=16, prior=distilled_2p_standard)"  # the model leads a search too
-    assert specs == [*arena.DEFAULT_AGENTS, "distilled_2p_standard", led] and notes == []
+    assert specs == [*arena.DEFAULT_AGENTS, "distilled_2p_standard"] and notes == []
     specs, notes = arena.default_agents(Rules(num_players=4))
     assert specs == [*arena.DEFAULT_AGENTS, "distilled_4p_standard"] and notes == []
     assert arena.default_agents(Rules(num_players=3)) == (list(arena.DEFAULT_AGENTS), [])

@@ -14,9 +14,7 @@ from tt_env.arena.results import TournamentResult, load_results
 from tt_env.arena.schedule import (
     DEFAULT_AGENTS,
     DEFAULT_GAMES,
-    DEFAULT_LEADERS,
     DEFAULT_MODELS,
-    LED_SEARCH,
     ArenaError,
     GameResult,
     TournamentInterrupted,
@@ -28,8 +26,7 @@ from tt_env.game.rules import Rules
 # ---------------------------------------------------------------------------------- CLI
 def default_agents(rules: Rules) -> tuple[list[str], list[str]]:
     """The agents of a plain ``tt-arena`` under ``rules``: the built-in agents and the shipped
-    models (:data:`DEFAULT_MODELS`) trained for these rules, each of :data:`DEFAULT_LEADERS` also
-    leading a search (:data:`LED_SEARCH`); and a note for each model left out."""
+    models (:data:`DEFAULT_MODELS`) trained for these rules; and a note for each model left out."""
     from tt_env.agents.learned import LearnedAgent, find_model
     from tt_env.learned.model import ModelError, read_model_file
 
@@ -46,8 +43,6 @@ def default_agents(rules: Rules) -> tuple[list[str], list[str]]:
             notes.append(f"{name} left out: {exc}")
             continue
         specs.append(name)
-        if name in DEFAULT_LEADERS:
-            specs.append(LED_SEARCH.format(name))
     return specs, notes
 
 
@@ -59,9 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Duplicate tournaments between Three Thirteen agents, with 95% intervals "
         "over deals. With no arguments: the built-in agents "
         f"({', '.join(DEFAULT_AGENTS)}) and the shipped models trained for the rules "
-        f"({', '.join(DEFAULT_MODELS)}; "
-        f"{', '.join(LED_SEARCH.format(m) for m in DEFAULT_LEADERS)} when its model is "
-        f"played), {DEFAULT_GAMES} deals, 2 seats (a round robin of all pairs).",
+        f"({', '.join(DEFAULT_MODELS)}), {DEFAULT_GAMES} deals, 2 seats (a round "
+        "robin of all pairs).",
         epilog=f"Agents: {', '.join(BUILTIN_AGENTS)} (options in parentheses, e.g. "
         "search(samples=16)), module.path:ClassName (imports and runs that "
         "module: only name code you trust), or a saved model's path or name (models/). "

@@ -17,10 +17,6 @@ DEFAULT_AGENTS = ("random", "greedy", "counting", "search(samples=16)")
 # Shipped models that join the default run of tt-arena when they fit its rules (models/); a
 # model for another number of players is skipped without a note.
 DEFAULT_MODELS = ("distilled_2p_standard", "distilled_4p_standard")
-# Default models that also lead a search in the default run (search(samples=16, prior=NAME):
-# the network's choice kept unless the rollouts beat it; the strongest agent here).
-DEFAULT_LEADERS = ("distilled_2p_standard",)
-LED_SEARCH = "search(samples=16, prior={})"
 DEFAULT_GAMES = 50  # deals of the default run: ~4 min of CPU, about 2 minutes on 2 idle cores
 
 
