@@ -104,9 +104,11 @@ class SearchAgent(BaseAgent):
         self.rollout = rollout
         self.prior = None  # the network whose choices lead the search (see the docstring)
         if prior is not None:
-            from tt_env.agents.learned import LearnedAgent
+            from tt_env.agents import make_agent  # a model, through the registered loaders
 
-            self.prior = LearnedAgent(str(prior), num_players, self.rules, seed)
+            self.prior = make_agent(str(prior), num_players, self.rules, seed)
+            if not callable(getattr(self.prior, "policy", None)):
+                raise ValueError(f"prior {prior!r}: not a model with a policy to lead the search")
         self.valuation = valuation_for(self.rules)
         self.rule = ExpectedPenalty(candidates=max(self.candidates, 4), margin=margin)
         self._compiled = None  # the rule's compiled twin, built on first use
@@ -176,8 +178,8 @@ class SearchAgent(BaseAgent):
         choice after them when it is not among them."""
         legal = legal_actions(mask)
         legal = legal[legal < GO_OUT_ACTION_BASE]  # discards (going out is the rule's)
-        logits = self.prior._logits(obs)[legal]
-        ranked = legal[np.argsort(-logits, kind="stable")][: self.candidates]
+        p = np.asarray(self.prior.policy(obs, mask))[legal]
+        ranked = legal[np.argsort(-p, kind="stable")][: self.candidates]
         actions = [int(a) for a in ranked]
         if rule_action not in actions:
             actions.append(int(rule_action))
