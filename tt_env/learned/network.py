@@ -100,12 +100,18 @@ def numpy_weights(net: nn.Module) -> dict[str, np.ndarray]:
     }
 
 
-def card_net_from_weights(weights: Mapping[str, np.ndarray], **net_kwargs) -> CardNet:
-    """A torch :class:`CardNet` holding ``weights`` (e.g. a model file's, to train on)."""
-    net = CardNet(**net_kwargs)
+def load_numpy_weights(net: nn.Module, weights: Mapping[str, np.ndarray]) -> None:
+    """Put ``weights`` (numpy arrays by name, what :func:`numpy_weights` gives) into ``net``;
+    torch's RuntimeError when a name or a shape does not fit."""
     net.load_state_dict(
         {k: torch.from_numpy(np.asarray(v, np.float32).copy()) for k, v in weights.items()}
     )
+
+
+def card_net_from_weights(weights: Mapping[str, np.ndarray], **net_kwargs) -> CardNet:
+    """A torch :class:`CardNet` holding ``weights`` (e.g. a model file's, to train on)."""
+    net = CardNet(**net_kwargs)
+    load_numpy_weights(net, weights)
     return net
 
 

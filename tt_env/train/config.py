@@ -383,7 +383,7 @@ def check_run(config: TrainConfig, resume_dir: str | os.PathLike | None = None) 
     if config.exit_iterations > 0:
         if not any(setting == "bc_opponents" for setting, _ in pools):
             pools.append(("bc_opponents", config.bc_opponents))
-        named.append(("exit_teacher", _check_exit_teacher(config.exit_teacher, n, rules)))
+        _check_exit_teacher(config.exit_teacher, n, rules)  # builds it once
     if config.init_model.strip():
         from tt_env.agents.learned import find_model
         from tt_env.learned.model import load_model
@@ -423,9 +423,9 @@ def check_run(config: TrainConfig, resume_dir: str | os.PathLike | None = None) 
     return rules
 
 
-def _check_exit_teacher(spec: str, num_players: int, rules: Rules) -> str:
-    """The ``exit_teacher`` spec if it names the search agent without a ``prior`` (expert
-    iteration sets it); else :class:`ValueError` naming the setting."""
+def _check_exit_teacher(spec: str, num_players: int, rules: Rules) -> None:
+    """:class:`ValueError` naming the setting unless ``exit_teacher`` names the search agent
+    without a ``prior`` (expert iteration sets it)."""
     from tt_env.agents import make_agent
     from tt_env.agents.search import SearchAgent
 
@@ -441,7 +441,6 @@ def _check_exit_teacher(spec: str, num_players: int, rules: Rules) -> str:
             "setting exit_teacher: leave out 'prior': each round of expert iteration sets it to "
             "the network"
         )
-    return spec
 
 
 def _check_backend(config: TrainConfig, resume_dir: str | os.PathLike | None) -> None:

@@ -25,9 +25,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
+from tt_env.encoding.actions import NUM_ACTIONS
 from tt_env.learned.model import read_model_file, save_model
-from tt_env.learned.network import numpy_weights
-from tt_env.train.imitation import behaviour_clone, collect_teacher_data, save_teacher_data
+from tt_env.learned.network import load_numpy_weights, numpy_weights
+from tt_env.train.imitation import (
+    DATA_KEYS,
+    behaviour_clone,
+    collect_teacher_data,
+    load_teacher_data,
+    save_teacher_data,
+)
 
 if TYPE_CHECKING:
     from tt_env.train.sb3 import Trainer
@@ -53,9 +60,7 @@ def load_weights(net: torch.nn.Module, path: os.PathLike | str) -> None:
     file when its network has other shapes."""
     _, weights = read_model_file(path)
     try:
-        net.load_state_dict(
-            {k: torch.from_numpy(np.array(v, np.float32)) for k, v in weights.items()}
-        )
+        load_numpy_weights(net, weights)
     except RuntimeError as exc:
         first = str(exc).strip().splitlines()[-1].strip()
         raise ValueError(
@@ -104,8 +109,11 @@ def expert_iteration(trainer: Trainer, net: torch.nn.Module) -> None:
         save_teacher_data(folder / f"data_{k:03d}.npz", data)
         collected = time.perf_counter() - t0
         rounds = range(max(1, k - c.exit_window + 1), k + 1)
-        parts = [data if r == k else _load(folder / f"data_{r:03d}.npz") for r in rounds]
-        fit = {key: np.concatenate([p[key] for p in parts]) for key in data}
+        earlier = ",".join(str(folder / f"data_{r:03d}.npz") for r in rounds if r < k)
+        parts = [data] + (
+            [load_teacher_data(earlier, trainer.features.size, NUM_ACTIONS)] if earlier else []
+        )
+        fit = {key: np.concatenate([p[key] for p in parts]) for key in DATA_KEYS}
         changed = _overruled(data)
         trainer.log(
             f"  collected {len(data['action']):,} decisions in {collected:.0f} s (the search "
@@ -134,11 +142,6 @@ def expert_iteration(trainer: Trainer, net: torch.nn.Module) -> None:
         extra = {"round": k, "decisions": state["decisions"], "overruled": round(changed, 4)}
         trainer.evaluate_file(path, extra, CSV, best_key={"round": k})
         trainer.files.save_state(trainer._state)
-
-
-def _load(path) -> dict[str, np.ndarray]:
-    with np.load(path, allow_pickle=False) as f:
-        return {k: f[k] for k in f.files}
 
 
 def _overruled(data: dict[str, np.ndarray]) -> float:

@@ -83,7 +83,7 @@ def _collect_worker(job: tuple[dict[str, Any], int, int]) -> dict[str, np.ndarra
     return data
 
 
-_DATA_KEYS = ("x", "mask", "action", "return")
+DATA_KEYS = ("x", "mask", "action", "return")  # what a fit reads ("led" is extra)
 
 
 def save_teacher_data(path: Path, data: dict[str, np.ndarray]) -> None:
@@ -100,7 +100,7 @@ def load_teacher_data(text: str, width: int, actions: int) -> dict[str, np.ndarr
     for path in _data_paths(text):
         try:
             with np.load(path, allow_pickle=False) as f:
-                part = {k: f[k] for k in _DATA_KEYS}
+                part = {k: f[k] for k in DATA_KEYS}
         except (OSError, ValueError, KeyError, EOFError) as exc:
             raise ValueError(f"bc_data {path}: not a teacher-data file ({exc})") from None
         n = len(part["action"])
@@ -115,7 +115,7 @@ def load_teacher_data(text: str, width: int, actions: int) -> dict[str, np.ndarr
                 f"({actions},)): other players, rules or features"
             )
         parts.append(part)
-    return {k: np.concatenate([p[k] for p in parts]) for k in _DATA_KEYS}
+    return {k: np.concatenate([p[k] for p in parts]) for k in DATA_KEYS}
 
 
 def collect_teacher_data(

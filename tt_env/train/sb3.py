@@ -476,10 +476,12 @@ class Trainer:
             if checkpoint is None:
                 self.start_network(model)
             # expert iteration before PPO; a resume goes on from its last whole round
-            exit_left = c.exit_iterations > self._state.get("exit", {}).get("done", 0)
-            if exit_left and model.num_timesteps == 0:
+            exit_now = model.num_timesteps == 0 and c.exit_iterations > self._state.get(
+                "exit", {}
+            ).get("done", 0)
+            if exit_now:
                 expert_iteration(self, self.network(model))
-            if checkpoint is None or (exit_left and model.num_timesteps == 0):
+            if checkpoint is None or exit_now:
                 self.export(model, self.files.league / f"step_{0:09d}.npz")
             if c.exit_iterations > 0 and model.num_timesteps == 0:
                 self._evaluated_at = 0  # the last round of expert iteration was (exit.csv)
