@@ -364,6 +364,16 @@ def test_tt_train_bad_arguments_are_one_line_and_make_no_run(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
 
 
+def test_tt_train_runs_beside_an_earlier_run_of_any_name(no_training, tmp_path, monkeypatch):
+    """The check that run_dir can be written does not trip over the runs already in it (a run
+    named "probe" once made it fail with "is a directory")."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("probe", "checkpoints"):
+        (tmp_path / "runs" / name).mkdir(parents=True)
+    with pytest.raises(Started):
+        no_training.main(["--run-dir", "runs", "--run-name", "next"])
+
+
 def test_tt_train_unknown_opponent_fails_in_this_process_not_in_the_workers(tmp_path, capsys):
     """With the real runner: the check comes before any environment process starts."""
     training = pytest.importorskip("tt_env.train")

@@ -233,3 +233,17 @@ def test_the_compiled_rule_reports_what_it_weighed():
                 assert take == python_take and now == v.hand_value(seen.hand, seen.wild_rank)
         elif compiled.shortlist():
             assert compiled.shortlist()[0][0] == action
+
+
+@pytest.mark.parametrize("upcard", [False, True])
+def test_take_value_of_an_empty_hand_puts_the_card_back(upcard):
+    """Only the card taken is held after the take: it is the one discard, whatever the rule on
+    discarding the drawn upcard (as the compiled rule answers). With one other card held, the
+    taken card may go back only when the rules allow it."""
+    rules = Rules(num_players=2, discard_drawn_upcard=upcard)
+    val = valuation_for(rules)
+    pen = rules.penalty_table(3)  # wild rank 3: kinds 5 (a six) and 20 (an eight) are natural
+    hand = np.zeros(53, np.int64)
+    assert val.take_value(hand, 5, 3) == 0
+    hand[20] = 1
+    assert val.take_value(hand, 5, 3) == (min(pen[5], pen[20]) if upcard else pen[5])

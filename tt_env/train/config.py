@@ -415,9 +415,9 @@ def check_run(config: TrainConfig, resume_dir: str | os.PathLike | None = None) 
         root = Path(resume_dir)
         if not (root / "config.toml").is_file():
             raise ValueError(f"--resume {resume_dir}: not a run directory (no config.toml)")
-        _check_can_create(root / "checkpoints" / "probe", f"--resume {resume_dir}")
+        _check_can_hold(root / "checkpoints", f"--resume {resume_dir}")
     else:
-        _check_can_create(Path(config.run_dir) / "probe", f"run_dir {config.run_dir}")
+        _check_can_hold(Path(config.run_dir), f"run_dir {config.run_dir}")
     if config.output:
         _check_can_create(Path(config.output), f"output {config.output}")
     return rules
@@ -487,12 +487,18 @@ def _check_backend(config: TrainConfig, resume_dir: str | os.PathLike | None) ->
 
 
 def _check_can_create(path: Path, what: str) -> None:
-    """:class:`ValueError` unless ``path`` (and its missing directories) can be created."""
-    from tt_env.util.files import check_directory_writable
-
+    """:class:`ValueError` unless the file ``path`` (and its missing directories) can be
+    created."""
     if path.is_dir():
         raise ValueError(f"{what}: {path} is a directory")
-    existing = path.parent
+    _check_can_hold(path.parent, what)
+
+
+def _check_can_hold(directory: Path, what: str) -> None:
+    """:class:`ValueError` unless files can be written in ``directory`` (made if missing)."""
+    from tt_env.util.files import check_directory_writable
+
+    existing = directory
     while not existing.exists():
         existing = existing.parent
     if not existing.is_dir():

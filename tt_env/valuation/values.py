@@ -206,11 +206,12 @@ class Valuation:
         more = np.array(hand, np.int64)
         more[top] += 1
         dv, _ = discard_array(self._cfg(wild_rank), _as_bytes(more))
+        allowed = dv >= 0
         if not self.rules.discard_drawn_upcard and hand[top] == 0:
-            dv = dv.copy()
-            dv[top] = -2
-        allowed = dv[dv >= 0]
-        return int(allowed.min()) if allowed.size else int(dv[dv >= -1].min())
+            allowed[top] = False
+        # only the card taken can go (a hand of nothing else): it goes back, as the rule's
+        # kernel has it
+        return int(dv[allowed].min()) if allowed.any() else int(dv[dv >= -1].min())
 
     # ------------------------------------------------------------------ one decision
     def draw_values(self, seen: Seen) -> tuple[int, np.ndarray, float, int]:
