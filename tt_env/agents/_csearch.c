@@ -1,14 +1,16 @@
 /* tt_env.agents._csearch: the search agent's deals and rollouts, compiled (search.h).
 
    Searcher(*, num_players, deck, turn_cap, discard_drawn_upcard, horizon, policy, lookahead,
-   feed_cost, wild_feed_cost, candidates, margin) holds the rollouts' settings (who plays how,
-   the expected-penalty rule's parameters) and the state of its random generator, numba's
+   feed_cost, wild_feed_cost, candidates, margin, joker_layoff) holds the rollouts' settings
+   (who plays how, the expected-penalty rule's parameters) and the state of its random generator, numba's
    (search.h): Searcher.seed(value) seeds it, and every Searcher.search(kernel, ...) call after
    that draws on, so that a search split into several calls (tt_env.agents.search checks the
    clock between them) deals exactly as one call would. search() plays its deals from seat 0's
    view (the searcher's hand, what every seat is known to hold and how many cards it holds,
    the cards it has not seen, the stock's size, the discard pile, the turn) and writes one row
-   of results per deal, one column per candidate action.
+   of results per deal, one column per candidate action. Searcher.play(kernel, ...) plays one
+   round that is wholly given (every hand, the stock in order) to its end with the rollouts'
+   policies: what a test compares with the engine.
 
    Nothing reaches the C code unchecked: the arrays through the buffer protocol (element type,
    shape, C order; no numpy at build time), every count and card kind, the seat count, the
@@ -38,12 +40,13 @@ typedef struct {
 static PyObject *Searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     static char *names[] = {"num_players", "deck",      "turn_cap",  "discard_drawn_upcard",
                             "horizon",     "policy",    "lookahead", "feed_cost",
-                            "wild_feed_cost", "candidates", "margin", NULL};
+                            "wild_feed_cost", "candidates", "margin", "joker_layoff", NULL};
     PyObject *players, *deck, *turn_cap, *horizon, *policy, *params[5];
-    int ddu;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOOpOOOOOOO:Searcher", names, &players, &deck,
-                                     &turn_cap, &ddu, &horizon, &policy, &params[0], &params[1],
-                                     &params[2], &params[3], &params[4]))
+    int ddu, joker_layoff;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOOpOOOOOOOp:Searcher", names, &players,
+                                     &deck, &turn_cap, &ddu, &horizon, &policy, &params[0],
+                                     &params[1], &params[2], &params[3], &params[4],
+                                     &joker_layoff))
         return NULL;
     SearcherObject *self = (SearcherObject *)type->tp_alloc(type, 0);
     if (self == NULL) return NULL;
@@ -60,6 +63,7 @@ static PyObject *Searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds
         return NULL;
     }
     for (int64_t s = 0; s < set->num_players; s++) set->policy[s] = (int)policies[s];
+    set->joker_layoff = joker_layoff != 0;
     tt_random_seed(&self->T.random, 0);
     return (PyObject *)self;
 }
@@ -178,6 +182,15 @@ static int set_start(tt_searcher *T, const Py_buffer *views, int draw_phase) {
     memcpy(hidden->unseen, unseen, 53 * sizeof(int64_t));
     for (Py_ssize_t i = 0; i < npile; i++) start->pile[i] = (uint8_t)pile[i];
     start->npile = npile;
+    /* the table: what is in play and neither held, seen in the pile, known nor unseen */
+    for (int k = 0; k < 53; k++) {
+        int64_t t = T->set.deck[k] - hand[k] - unseen[k];
+        for (Py_ssize_t s = 1; s < n; s++) t -= known[s * 53 + k];
+        start->table[k] = t;
+    }
+    for (Py_ssize_t i = 0; i < npile; i++) start->table[pile[i]] -= 1;
+    for (int k = 0; k < 53; k++)
+        if (start->table[k] < 0) start->table[k] = 0;
     start->nstock = 0; /* the deal fills it */
     start->current = 0;
     start->draw_phase = draw_phase != 0;
@@ -219,6 +232,106 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     Py_RETURN_NONE;
 }
 
+/* play(kernel, *, hands, known, stock, pile, current, draw_phase, drawn_upcard, went_out,
+   turns, out): see the method's docstring. */
+static PyObject *Searcher_play(SearcherObject *self, PyObject *args, PyObject *kwds) {
+    static char *names[] = {"kernel",   "hands", "known", "stock",        "pile",
+                            "current",  "draw_phase",     "drawn_upcard", "went_out",
+                            "turns",    "out",   NULL};
+    enum { P_HANDS, P_KNOWN, P_STOCK, P_PILE, P_OUT, P_ARRAYS };
+    PyObject *kernel, *objs[P_ARRAYS], *current, *drawn, *went_out, *turns;
+    int draw_phase;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O$OOOOOpOOOO:play", names, &kernel,
+                                     &objs[P_HANDS], &objs[P_KNOWN], &objs[P_STOCK],
+                                     &objs[P_PILE], &current, &draw_phase, &drawn, &went_out,
+                                     &turns, &objs[P_OUT]))
+        return NULL;
+    tt_KernelObject *k = tt_kernel_of(kernel, "kernel");
+    if (k == NULL) return NULL;
+    tt_searcher *T = &self->T;
+    const tt_rollouts *set = &T->set;
+    const Py_ssize_t n = set->num_players;
+    tt_round *r = &T->play;
+    memset(r, 0, sizeof *r);
+    if (!tt_get_int(current, 0, n - 1, &r->current, "current") ||
+        !tt_get_int(drawn, -1, 52, &r->drawn, "drawn_upcard") ||
+        !tt_get_int(went_out, -1, n - 1, &r->went_out, "went_out") ||
+        !tt_get_int(turns, 0, set->turn_cap, &r->turns, "turns"))
+        return NULL;
+    struct {
+        const char *what, *kind;
+        Py_ssize_t itemsize;
+        int ndim;
+        Py_ssize_t shape[2];
+        int writable;
+    } spec[P_ARRAYS] = {
+        [P_HANDS] = {"hands", "u", 1, 2, {n, 53}, 0},
+        [P_KNOWN] = {"known", "i", 8, 2, {n, 53}, 0},
+        [P_STOCK] = {"stock", "i", 8, 1, {-1}, 0},
+        [P_PILE] = {"pile", "i", 8, 1, {-1}, 0},
+        [P_OUT] = {"out", "i", 8, 1, {n}, 1},
+    };
+    Py_buffer views[P_ARRAYS];
+    for (int i = 0; i < P_ARRAYS; i++) {
+        if (!tt_get_array(objs[i], &views[i], spec[i].what, spec[i].kind, spec[i].itemsize,
+                          spec[i].ndim, spec[i].shape, spec[i].writable)) {
+            while (i > 0) PyBuffer_Release(&views[--i]);
+            return NULL;
+        }
+    }
+    const uint8_t *hands = views[P_HANDS].buf;
+    const int64_t *known = views[P_KNOWN].buf, *stock = views[P_STOCK].buf;
+    const int64_t *pile = views[P_PILE].buf;
+    const Py_ssize_t nstock = views[P_STOCK].shape[0], npile = views[P_PILE].shape[0];
+    int ok = tt_check_values(known, n * 53, 0, MAX_COPIES, "known") &&
+             tt_check_values(stock, nstock, 0, 52, "stock (card kinds)") &&
+             tt_check_values(pile, npile, 0, 52, "pile (card kinds)");
+    /* every copy of a kind is in a hand, the stock, the pile or on the table: no more than the
+       deck holds (so that no count overflows and the pile and the stock hold every card) */
+    for (int c = 0; ok && c < 53; c++) r->table[c] = set->deck[c];
+    for (Py_ssize_t i = 0; ok && i < n * 53; i++) r->table[i % 53] -= hands[i];
+    for (Py_ssize_t i = 0; ok && i < nstock; i++) r->table[stock[i]] -= 1;
+    for (Py_ssize_t i = 0; ok && i < npile; i++) r->table[pile[i]] -= 1;
+    for (int c = 0; ok && c < 53; c++) {
+        if (r->table[c] < 0) {
+            PyErr_Format(PyExc_ValueError,
+                         "the hands, the stock and the pile hold %lld more copies of card kind "
+                         "%d than the deck",
+                         (long long)-r->table[c], c);
+            ok = 0;
+        }
+    }
+    int64_t cards = nstock + npile;
+    for (Py_ssize_t i = 0; i < n * 53; i++) cards += hands[i];
+    if (ok && cards > TT_CARDS_IN_PLAY) {
+        PyErr_Format(PyExc_ValueError,
+                     "the hands, the stock and the pile hold %lld cards, more than the %d a "
+                     "round has at most",
+                     (long long)cards, TT_CARDS_IN_PLAY);
+        ok = 0;
+    }
+    if (ok && r->drawn >= 0 && (draw_phase || !hands[r->current * 53 + r->drawn])) {
+        PyErr_SetString(PyExc_ValueError,
+                        "drawn_upcard must be -1 in the draw phase, else a card the seat to move "
+                        "holds");
+        ok = 0;
+    }
+    if (ok) {
+        memcpy(r->hands, hands, (size_t)(n * 53));
+        memcpy(r->known, known, (size_t)(n * 53) * sizeof(int64_t));
+        for (Py_ssize_t i = 0; i < nstock; i++) r->stock[i] = (uint8_t)stock[i];
+        for (Py_ssize_t i = 0; i < npile; i++) r->pile[i] = (uint8_t)pile[i];
+        r->nstock = nstock;
+        r->npile = npile;
+        r->draw_phase = draw_phase != 0;
+        r->mine = 0;
+        tt_play_round(&T->random, &k->s, set, r, views[P_OUT].buf);
+    }
+    for (int i = 0; i < P_ARRAYS; i++) PyBuffer_Release(&views[i]);
+    if (!ok) return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef Searcher_methods[] = {
     {"seed", (PyCFunction)Searcher_seed, METH_O,
      "seed(value): seed the random generator of the deals and stock rebuilds (0..2**32-1), as "
@@ -234,6 +347,15 @@ static PyMethodDef Searcher_methods[] = {
      "pile: the discard pile's card kinds, top last (int64); draw_phase, drawn_upcard (-1: "
      "none), went_out (the seat that went out, -1: none), turns (played this round); actions "
      "(int64); results: (deals, len(actions)) float64, written."},
+    {"play", (PyCFunction)(void (*)(void))Searcher_play, METH_VARARGS | METH_KEYWORDS,
+     "play(kernel, *, hands, known, stock, pile, current, draw_phase, drawn_upcard, went_out, "
+     "turns, out): play a round that is wholly given to its end, each seat with its rollout "
+     "policy (a stock rebuild shuffles with the random generator); out[s] is seat s's penalty "
+     "then (not doubled).\n\nhands: (seats, 53) uint8; known: (seats, 53) int64, what each "
+     "seat is known to hold; stock: the stock's card kinds, the next one drawn last (int64); "
+     "pile: the discard pile's, top last (int64); the cards in play that are in neither are "
+     "on the table; current: the seat to move; draw_phase, drawn_upcard (-1: none), went_out "
+     "(-1: none), turns (played this round); out: (seats,) int64, written."},
     {NULL},
 };
 

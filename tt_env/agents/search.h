@@ -13,8 +13,10 @@
    discard the card that leaves the fewest points; go out when that leaves none) or the
    expected-penalty rule, and scores every hand with the solver. The rules of RULES.md are
    followed (the drawn upcard that may not go straight back, the stock rebuilt from the discard
-   pile, one final turn each after someone goes out, the turn cap, no cards to draw), with two
-   simplifications, both only in the rollouts: no redemption lay-offs and no joker lay-off.
+   pile, one final turn each after someone goes out, the cards laid down by a go-out in sight
+   of every seat, the turn cap, no cards to draw, the joker lay-off), with one simplification,
+   only in the rollouts: no redemption lay-downs and lay-offs on the final turns. A test plays
+   rounds both here and in the engine (tt_env.game.Game) and checks they end alike.
 
    The searcher is seat 0 (the observation's seats are in play order from the observer).
 
@@ -108,6 +110,7 @@ typedef struct {
     int64_t turn_cap;      /* turns (all seats together) before the round ends (RULES.md) */
     int64_t horizon;       /* stop after this many more discards of seat 0 (0: the round's end) */
     int policy[TT_MAX_SEATS];
+    bool joker_layoff;     /* a leftover joker costs nothing once another seat has melds down */
     tt_rule rule;          /* the expected-penalty rule's parameters, and discard_drawn_upcard */
 } tt_rollouts;
 
@@ -118,6 +121,7 @@ typedef struct {
                                         discard pile, less what it discarded since) */
     uint8_t stock[TT_CARDS_IN_PLAY]; /* the next card drawn last */
     uint8_t pile[TT_CARDS_IN_PLAY];  /* the discard pile, its top last */
+    int64_t table[53];               /* the cards laid down (in sight of every seat) */
     int64_t nstock, npile;
     int64_t current;   /* the seat to move */
     bool draw_phase;
@@ -181,12 +185,12 @@ static bool tt_greedy_takes(const tt_solver *S, uint8_t *hand, int64_t top) {
 
 /* ------------------------------------------------------------------ a rollout */
 
-/* What seat p has not seen: every copy in play less its hand, the discard pile (as counts)
-   and what the others are known to hold. */
+/* What seat p has not seen: every copy in play less its hand, the discard pile (as counts),
+   the table and what the others are known to hold. */
 static void tt_unseen_for(const tt_rollouts *set, const tt_round *r, int64_t p,
                           const int64_t *pile_counts, int64_t *out) {
     for (int k = 0; k < 53; k++) {
-        int64_t u = set->deck[k] - r->hands[p][k] - pile_counts[k];
+        int64_t u = set->deck[k] - r->hands[p][k] - pile_counts[k] - r->table[k];
         for (int64_t o = 0; o < set->num_players; o++)
             if (o != p) u -= r->known[o][k];
         out[k] = u > 0 ? u : 0;
@@ -202,6 +206,32 @@ static void tt_rebuild_stock(tt_random *R, tt_round *r) {
     r->nstock = m;
     r->pile[0] = top;
     r->npile = 1;
+}
+
+/* Seat s's penalty at the round's end (not doubled): 0 for the seat that went out; with the
+   joker lay-off, once a seat went out (its melds are down), a leftover joker costs nothing:
+   the fewest penalty of the hand less any number of its jokers. A hand the solver cannot
+   certify counts every card (a rollout only). */
+static int64_t tt_final_penalty(const tt_solver *S, const tt_rollouts *set, tt_round *r,
+                                int64_t s) {
+    if (s == r->went_out) return 0;
+    uint8_t *hand = r->hands[s];
+    int64_t v = tt_evaluate(S, hand, 0);
+    if (v < 0) {
+        v = 0;
+        for (int k = 0; k < 53; k++) v += hand[k] * S->par[k];
+        return v;
+    }
+    if (set->joker_layoff && r->went_out >= 0) {
+        uint8_t jokers = hand[52];
+        while (hand[52] > 0 && v > 0) {
+            hand[52] -= 1;
+            int64_t u = tt_evaluate(S, hand, 0);
+            if (u >= 0 && u < v) v = u;
+        }
+        hand[52] = jokers;
+    }
+    return v;
 }
 
 /* Play the round from `r` to its end, each seat s with set->policy[s], or until seat 0 (the
@@ -310,7 +340,14 @@ static void tt_play_round(tt_random *R, const tt_solver *S, const tt_rollouts *s
         r->pile[r->npile++] = (uint8_t)k;
         pile_counts[k] += 1;
         r->turns += 1;
-        if (after == 0 && r->went_out < 0) r->went_out = cur;
+        if (after == 0 && r->went_out < 0) { /* out: the hand goes down, in sight of all */
+            r->went_out = cur;
+            for (int c = 0; c < 53; c++) {
+                r->table[c] += hand[c];
+                hand[c] = 0;
+                r->known[cur][c] = 0;
+            }
+        }
         if (cur == 0) {
             r->mine += 1;
             if (set->horizon && r->mine >= set->horizon) break;
@@ -325,18 +362,7 @@ static void tt_play_round(tt_random *R, const tt_solver *S, const tt_rollouts *s
         r->draw_phase = true;
         r->drawn = -1;
     }
-    for (int64_t s = 0; s < n; s++) {
-        if (s == r->went_out) {
-            out[s] = 0;
-            continue;
-        }
-        int64_t v = tt_evaluate(S, r->hands[s], 0);
-        if (v < 0) { /* not certified by the solver: count every card (a rollout only) */
-            v = 0;
-            for (int k = 0; k < 53; k++) v += r->hands[s][k] * S->par[k];
-        }
-        out[s] = v;
-    }
+    for (int64_t s = 0; s < n; s++) out[s] = tt_final_penalty(S, set, r, s);
 }
 
 /* ------------------------------------------------------------------ the search */
@@ -428,8 +454,7 @@ static void tt_search(tt_searcher *T, const tt_solver *S, const int64_t *actions
                 r->draw_phase = true;
                 r->drawn = -1;
                 if (done) { /* that was the round's last turn: score the hands as they are */
-                    for (int64_t s = 0; s < n; s++)
-                        out[s] = s != r->went_out ? tt_evaluate(S, r->hands[s], 0) : 0;
+                    for (int64_t s = 0; s < n; s++) out[s] = tt_final_penalty(S, set, r, s);
                     results[sample * nact + a] = tt_relative(out, n);
                     continue;
                 }

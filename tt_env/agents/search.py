@@ -23,7 +23,8 @@ going out or on the final turn), it
 The rollouts run in compiled code (:mod:`tt_env.agents._csearch`, built at install from
 ``search.h``) on the solver's kernel, so the agent needs rules the kernel serves (no cap on wilds
 per meld) and the kernels built; otherwise it plays the expected-penalty rule. In the rollouts
-there are no redemption or joker lay-offs.
+there are no redemption lay-offs (the final turns after a go-out lay nothing down); a go-out
+lays its cards down in sight of every seat, and the joker lay-off is followed.
 
 **A network as prior** (``prior``: a model path or name, e.g.
 ``search(prior=distilled_2p_standard)``; expert iteration's expert): the candidates are the
@@ -243,6 +244,7 @@ class SearchAgent(BaseAgent):
             wild_feed_cost=r.wild_feed_cost,
             candidates=r.candidates,
             margin=r.margin,
+            joker_layoff=bool(self.rules.joker_layoff),
         )
 
     def rollouts(self, observation: np.ndarray, seen: Seen, actions: list[int]):

@@ -1,0 +1,242 @@
+"""The search agent's compiled rollouts (tt_env.agents._csearch: search.h's tt_play_round) play
+the rules as the engine does: a round handed to both, every seat playing the expected-penalty
+rule (``counting``), ends with the same penalties in the compiled round as in
+:class:`tt_env.game.Game` with the rule's agents. Differential, on every rule option the
+rollouts follow (all but ``redemption``, which they simplify by design, and a cap on wilds per
+meld, which the kernel does not serve and the search leaves to the rule).
+
+The rounds start from the deal and from a random later decision of the same round (a drawn
+upcard, a discard phase, a seat already gone out). A stock rebuild shuffles with each side's
+own random generator, so a round whose stock ran out in the engine is not compared (they are
+counted, and few). ``TT_ROLLOUT_GAMES=1200 python -m pytest tests/agents/test_rollouts.py``
+runs the check on more games per rule set than the suite has time for (8).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from helpers import RULE_OPTIONS
+
+from tt_env.agents import make_agent
+from tt_env.agents.search import SearchAgent
+from tt_env.env import aec as three_thirteen_v0
+from tt_env.game.melds import kernel_of, solver_config
+from tt_env.game.moves import Phase
+from tt_env.game.rules import Rules
+
+_csearch = pytest.importorskip(
+    "tt_env.agents._csearch", reason="the compiled kernels are not built"
+)
+
+# every rule option the rollouts follow (RULE_OPTIONS without redemption or a wild cap)
+FOLLOWED = {
+    name: opts
+    for name, opts in RULE_OPTIONS.items()
+    if not opts.get("redemption") and opts.get("max_wilds_per_meld") is None
+}
+FOLLOWED["3p-double-court"] = dict(num_players=3, double_court_rounds=True)
+FOLLOWED["2p-two-decks-jokers-layoff"] = dict(num_decks=2, jokers_per_deck=2, joker_layoff=True)
+
+
+def round_state(game) -> dict:
+    """The round in play as Searcher.play takes it (hidden cards included)."""
+    n = game.num_players
+    return dict(
+        hands=np.array(game.all_hands(), np.uint8).reshape(n, 53),
+        known=np.array([game.known_cards(s) for s in range(n)], np.int64),
+        stock=np.array(game.stock_cards(), np.int64),
+        pile=np.array([int(c) for c in game.discard_pile], np.int64),
+        current=game.current,
+        draw_phase=game.phase == Phase.DRAW,
+        drawn_upcard=-1 if game.drawn_upcard is None else int(game.drawn_upcard),
+        went_out=-1 if game.went_out is None else game.went_out,
+        turns=game.turns,
+    )
+
+
+def compare_rounds(rules: Rules, seeds, later: float = 0.15) -> dict:
+    """Play a game per seed with ``counting`` in every seat; hand each round to the compiled
+    rollouts at its deal and at one later decision, and compare the penalties at its end."""
+    n = rules.num_players
+    searcher = SearchAgent(n, rules, rollout="counting", seed=0)._new_searcher()
+    rng = np.random.default_rng(len(seeds))
+    counts = {"rounds": 0, "compared": 0, "rebuilt": 0}
+    for seed in seeds:
+        env = three_thirteen_v0.raw_env(rules=rules)
+        env.reset(seed=seed)
+        game = env.game
+        agents = {a: make_agent("counting", n, rules, seed) for a in env.agents}
+        pending: list[tuple[np.ndarray, int, dict]] = []  # (C penalties, round, start) to check
+        round_index, rebuilt, started = -1, False, False
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            if game.round_index != round_index:  # a new round: check the one that ended
+                if round_index >= 0:
+                    _check(game, round_index, pending, rebuilt, counts)
+                round_index, rebuilt, started, pending = game.round_index, False, False, []
+            if not started or (len(pending) < 2 and rng.random() < later):
+                state = round_state(game)
+                out = np.zeros(n, np.int64)
+                searcher.play(
+                    kernel_of(solver_config(rules, game.wild_rank, None)).c, **state, out=out
+                )
+                pending.append((out, round_index, state))
+                started = True
+            if game.phase == Phase.DRAW and game.stock_size == 0:
+                rebuilt = True  # a stock draw now rebuilds the stock (or a take follows)
+            env.step(agents[agent].act(obs["observation"], obs["action_mask"]))
+        _check(game, round_index, pending, rebuilt, counts)
+    return counts
+
+
+def _check(game, round_index, pending, rebuilt, counts) -> None:
+    counts["rounds"] += 1
+    if rebuilt:
+        counts["rebuilt"] += 1
+        return
+    result = game.round_results[round_index]
+    for out, _, state in pending:
+        counts["compared"] += 1
+        assert out.tolist() == list(result.deadwood_points), (
+            f"round {round_index} ({result.ended_by}) from {state}: compiled {out.tolist()}, "
+            f"engine {list(result.deadwood_points)}"
+        )
+
+
+@pytest.mark.parametrize("name", FOLLOWED)
+def test_the_rollouts_end_rounds_as_the_engine_does(name):
+    rules = Rules(**FOLLOWED[name])
+    counts = compare_rounds(rules, range(int(os.environ.get("TT_ROLLOUT_GAMES", "8"))))
+    assert counts["compared"] >= counts["rounds"]  # the deal, and most rounds a later start
+    assert counts["rebuilt"] <= counts["rounds"] // 4
+
+
+@pytest.mark.parametrize("layoff", [False, True])
+def test_a_leftover_joker_costs_nothing_with_the_joker_layoff(layoff):
+    """Seat 1 went out; seat 0 took a joker on its final turn (it may not go straight back), so
+    its discard ends the round with a joker it cannot meld: with the joker lay-off the compiled
+    round scores it as the engine's solver does with a joker penalty of 0, else at its full
+    penalty (the lay-off is rare in whole games, so this is checked here on its own)."""
+    from tt_env.game.cards import parse_cards
+    from tt_env.game.melds import solve
+
+    rules = Rules(jokers_per_deck=2, joker_layoff=layoff)
+    wild = 7
+    hands = np.zeros((2, 53), np.uint8)
+    for card in parse_cards("JK 2C 9H KD"):
+        hands[0, int(card)] += 1
+    known = np.zeros((2, 53), np.int64)
+    known[0, 52] = 1  # the joker, taken from the pile
+    free = np.flatnonzero(hands[0] == 0).astype(np.int64)
+    searcher = SearchAgent(2, rules, rollout="counting", seed=0)._new_searcher()
+    out = np.full(2, -1, np.int64)
+    state = dict(
+        hands=hands,
+        known=known,
+        stock=free[:10],
+        pile=free[10:11],
+        current=0,
+        draw_phase=False,
+        drawn_upcard=52,
+        went_out=1,
+        turns=5,
+    )
+    searcher.play(kernel_of(solver_config(rules, wild, None)).c, **state, out=out)
+    left = parse_cards("JK 2C 9H")  # the king goes: the joker may not
+    expected = solve(left, wild, rules, joker_penalty=0 if layoff else None).points
+    assert out.tolist() == [expected, 0]
+    assert expected == (11 if layoff else 11 + rules.penalty_table(wild)[52])
+
+
+def test_play_refuses_a_round_that_does_not_add_up():
+    rules = Rules()
+    searcher = SearchAgent(2, rules, rollout="counting", seed=0)._new_searcher()
+    k = kernel_of(solver_config(rules, 3, None)).c
+    good = dict(
+        hands=np.zeros((2, 53), np.uint8),
+        known=np.zeros((2, 53), np.int64),
+        stock=np.array([1, 2], np.int64),
+        pile=np.array([5], np.int64),
+        current=0,
+        draw_phase=True,
+        drawn_upcard=-1,
+        went_out=-1,
+        turns=0,
+    )
+    out = np.zeros(2, np.int64)
+    searcher.play(k, **good, out=out)
+    for change, words in [
+        (dict(stock=np.array([1, 1], np.int64)), "more copies of card kind 1"),
+        (dict(pile=np.array([53], np.int64)), "pile"),
+        (dict(current=2), "current"),
+        (dict(drawn_upcard=5), "drawn_upcard"),
+        (dict(hands=np.zeros((3, 53), np.uint8)), "hands"),
+        (dict(turns=-1), "turns"),
+    ]:
+        with pytest.raises(ValueError, match=words):
+            searcher.play(k, **{**good, **change}, out=out)
+    with pytest.raises(TypeError, match="out"):
+        searcher.play(k, **good, out=np.zeros(2, np.float64))
+
+
+def test_play_survives_random_rounds():
+    """Random counts and card kinds, in range and far out of it: each call plays (penalties of
+    0 or more) or raises a clean ValueError; the process survives."""
+    rng = np.random.default_rng(5)
+    rules = Rules(num_players=3, num_decks=2, jokers_per_deck=1)
+    searcher = SearchAgent(3, rules, rollout="counting", seed=0)._new_searcher()
+    odd = [-(2**62), -1, 0, 1, 2, 52, 53, 255, 1024, 2**62]
+    played = refused = 0
+    for _ in range(300):
+        deck = np.array(searcher_deck(rules))
+        cards = np.repeat(np.arange(53), deck)
+        rng.shuffle(cards)
+        hands = np.zeros((3, 53), np.uint8)
+        for s in range(3):
+            np.add.at(hands[s], cards[s * 7 : s * 7 + 7], 1)
+        state = dict(
+            hands=hands,
+            known=np.zeros((3, 53), np.int64),
+            stock=cards[21:80].astype(np.int64),
+            pile=cards[80:81].astype(np.int64),
+            current=int(rng.integers(0, 3)),
+            draw_phase=bool(rng.random() < 0.5),
+            drawn_upcard=-1,
+            went_out=int(rng.integers(-1, 3)),
+            turns=int(rng.integers(0, 20)),
+        )
+        for _ in range(int(rng.integers(0, 3))):
+            name = rng.choice(
+                ["hands", "known", "stock", "pile", "current", "turns", "drawn_upcard"]
+            )
+            value = rng.choice(odd)
+            if isinstance(state[name], np.ndarray):
+                a = state[name].copy()
+                if a.size:
+                    a.flat[rng.integers(0, a.size)] = value % 256 if a.dtype == np.uint8 else value
+                state[name] = a
+            else:
+                state[name] = int(value)
+        out = np.full(3, -1, np.int64)
+        try:
+            searcher.play(
+                kernel_of(solver_config(rules, int(rng.integers(1, 14)), None)).c, **state, out=out
+            )
+        except ValueError:
+            refused += 1
+        else:
+            assert (out >= 0).all()
+            played += 1
+    assert played > 100 and refused > 100
+
+
+def searcher_deck(rules: Rules) -> list[int]:
+    from tt_env.valuation.values import valuation_for
+
+    return valuation_for(rules).deck.tolist()
