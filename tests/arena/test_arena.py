@@ -401,18 +401,19 @@ def test_cli_main_in_process(tmp_path, capsys):
 
 def test_default_run_includes_the_shipped_models_that_fit_the_table(capsys):
     specs, notes = arena.default_agents(Rules())
-    assert specs == [*arena.DEFAULT_AGENTS, "distilled_2p_standard"] and notes == []
+    two = ["ppo_long_2p_standard", "distilled_2p_standard"]
+    assert specs == [*arena.DEFAULT_AGENTS, *two] and notes == []
     specs, notes = arena.default_agents(Rules(num_players=4))
     assert specs == [*arena.DEFAULT_AGENTS, "distilled_4p_standard"] and notes == []
     assert arena.default_agents(Rules(num_players=3)) == (list(arena.DEFAULT_AGENTS), [])
     specs, notes = arena.default_agents(Rules(aces_high=True))
     assert specs == list(arena.DEFAULT_AGENTS)
-    assert len(notes) == 1 and "distilled_2p_standard left out" in notes[0]
-    assert "aces_high" in notes[0]
+    assert len(notes) == 2 and all(f"{name} left out" in n for name, n in zip(two, notes))
+    assert all("aces_high" in n for n in notes)
     # The plain command: every agent, the model among them, plays one deal of one round.
     assert arena.main(["--games", "1", "--episode", "round", "--plain", "--workers", "1"]) == 0
     printed = capsys.readouterr().out
-    names = ("random", "greedy", "counting", "search(samples=16)", "distilled_2p_standard")
+    names = ("random", "greedy", "counting", "search(samples=16)", *two)
     assert all(name in printed for name in names)
     assert (
         arena.main(

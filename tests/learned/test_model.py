@@ -35,6 +35,7 @@ from helpers import play_checked, tiny_model  # noqa: E402
 
 SHIPPED = ROOT / "models" / "distilled_2p_standard.npz"
 SHIPPED_MODELS = [
+    ("ppo_long_2p_standard", 2),
     ("distilled_2p_standard", 2),
     ("distilled_4p_standard", 4),
     ("ppo_2p_standard", 2),
