@@ -30,6 +30,7 @@ from tt_env.game.melds import kernel_of, solver_config
 from tt_env.game.moves import Phase
 from tt_env.game.rules import Rules
 from tt_env.valuation.heuristics import CompiledExpectedPenalty, ExpectedPenalty
+from tt_env.valuation.values import valuation_for
 
 _csearch = pytest.importorskip(
     "tt_env.agents._csearch", reason="the compiled kernels are not built"
@@ -212,8 +213,7 @@ def test_play_survives_random_rounds():
     odd = [-(2**62), -1, 0, 1, 2, 52, 53, 255, 1024, 2**62]
     played = refused = 0
     for _ in range(300):
-        deck = np.array(searcher_deck(rules))
-        cards = np.repeat(np.arange(53), deck)
+        cards = np.repeat(np.arange(53), valuation_for(rules).deck)
         rng.shuffle(cards)
         hands = np.zeros((3, 53), np.uint8)
         for s in range(3):
@@ -252,9 +252,3 @@ def test_play_survives_random_rounds():
             assert (out >= 0).all()
             played += 1
     assert played > 100 and refused > 100
-
-
-def searcher_deck(rules: Rules) -> list[int]:
-    from tt_env.valuation.values import valuation_for
-
-    return valuation_for(rules).deck.tolist()

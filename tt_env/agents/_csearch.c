@@ -118,19 +118,40 @@ static int check_actions(const tt_searcher *T, const int64_t *actions, Py_ssize_
     return 1;
 }
 
+/* What an array argument must be (tt_get_array()'s checks). */
+typedef struct {
+    const char *what, *kind;
+    Py_ssize_t itemsize;
+    int ndim;
+    Py_ssize_t shape[2]; /* -1: any size */
+    int writable;
+} array_spec;
+
+static void release_views(Py_buffer *views, int count) {
+    while (count > 0) PyBuffer_Release(&views[--count]);
+}
+
+/* Take count arrays' buffers into views, each checked against its spec, or 0 with an
+   exception and none held. */
+static int get_views(PyObject *const *objs, Py_buffer *views, const array_spec *spec,
+                     int count) {
+    for (int i = 0; i < count; i++) {
+        if (!tt_get_array(objs[i], &views[i], spec[i].what, spec[i].kind, spec[i].itemsize,
+                          spec[i].ndim, spec[i].shape, spec[i].writable)) {
+            release_views(views, i);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* The arrays of a search() call. */
 enum { HAND, KNOWN, SIZES, UNSEEN, PILE, ACTIONS, RESULTS, NUM_ARRAYS };
 
 /* Take the arrays' buffers into views (checked: element type, shape, C order), or 0 with an
    exception and none held. n: the seat count. */
 static int get_arrays(PyObject *const *objs, Py_buffer *views, Py_ssize_t n) {
-    struct {
-        const char *what, *kind;
-        Py_ssize_t itemsize;
-        int ndim;
-        Py_ssize_t shape[2]; /* -1: any size */
-        int writable;
-    } spec[NUM_ARRAYS] = {
+    array_spec spec[NUM_ARRAYS] = {
         [HAND] = {"hand", "u", 1, 1, {53}, 0},
         [KNOWN] = {"known", "i", 8, 2, {n, 53}, 0},
         [SIZES] = {"sizes", "i", 8, 1, {n}, 0},
@@ -139,13 +160,11 @@ static int get_arrays(PyObject *const *objs, Py_buffer *views, Py_ssize_t n) {
         [ACTIONS] = {"actions", "i", 8, 1, {-1}, 0},
         [RESULTS] = {"results", "f", 8, 2, {-1, -1}, 1},
     };
-    for (int i = 0; i < NUM_ARRAYS; i++) {
-        if (i == RESULTS) spec[i].shape[1] = views[ACTIONS].shape[0]; /* a column per action */
-        if (!tt_get_array(objs[i], &views[i], spec[i].what, spec[i].kind, spec[i].itemsize,
-                          spec[i].ndim, spec[i].shape, spec[i].writable)) {
-            while (i > 0) PyBuffer_Release(&views[--i]);
-            return 0;
-        }
+    if (!get_views(objs, views, spec, RESULTS)) return 0;
+    spec[RESULTS].shape[1] = views[ACTIONS].shape[0]; /* a column per action */
+    if (!get_views(objs + RESULTS, views + RESULTS, spec + RESULTS, 1)) {
+        release_views(views, RESULTS);
+        return 0;
     }
     return 1;
 }
@@ -227,7 +246,7 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     if (ok)
         tt_search(T, &k->s, views[ACTIONS].buf, nact, views[RESULTS].shape[0],
                   views[RESULTS].buf);
-    for (int i = 0; i < NUM_ARRAYS; i++) PyBuffer_Release(&views[i]);
+    release_views(views, NUM_ARRAYS);
     if (!ok) return NULL;
     Py_RETURN_NONE;
 }
@@ -258,13 +277,7 @@ static PyObject *Searcher_play(SearcherObject *self, PyObject *args, PyObject *k
         !tt_get_int(went_out, -1, n - 1, &r->went_out, "went_out") ||
         !tt_get_int(turns, 0, set->turn_cap, &r->turns, "turns"))
         return NULL;
-    struct {
-        const char *what, *kind;
-        Py_ssize_t itemsize;
-        int ndim;
-        Py_ssize_t shape[2];
-        int writable;
-    } spec[P_ARRAYS] = {
+    const array_spec spec[P_ARRAYS] = {
         [P_HANDS] = {"hands", "u", 1, 2, {n, 53}, 0},
         [P_KNOWN] = {"known", "i", 8, 2, {n, 53}, 0},
         [P_STOCK] = {"stock", "i", 8, 1, {-1}, 0},
@@ -272,13 +285,7 @@ static PyObject *Searcher_play(SearcherObject *self, PyObject *args, PyObject *k
         [P_OUT] = {"out", "i", 8, 1, {n}, 1},
     };
     Py_buffer views[P_ARRAYS];
-    for (int i = 0; i < P_ARRAYS; i++) {
-        if (!tt_get_array(objs[i], &views[i], spec[i].what, spec[i].kind, spec[i].itemsize,
-                          spec[i].ndim, spec[i].shape, spec[i].writable)) {
-            while (i > 0) PyBuffer_Release(&views[--i]);
-            return NULL;
-        }
-    }
+    if (!get_views(objs, views, spec, P_ARRAYS)) return NULL;
     const uint8_t *hands = views[P_HANDS].buf;
     const int64_t *known = views[P_KNOWN].buf, *stock = views[P_STOCK].buf;
     const int64_t *pile = views[P_PILE].buf;
@@ -327,7 +334,7 @@ static PyObject *Searcher_play(SearcherObject *self, PyObject *args, PyObject *k
         r->mine = 0;
         tt_play_round(&T->random, &k->s, set, r, views[P_OUT].buf);
     }
-    for (int i = 0; i < P_ARRAYS; i++) PyBuffer_Release(&views[i]);
+    release_views(views, P_ARRAYS);
     if (!ok) return NULL;
     Py_RETURN_NONE;
 }
