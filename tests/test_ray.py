@@ -397,6 +397,7 @@ def test_rllib_backend_counts_no_masked_action(local_ray, tmp_path, monkeypatch,
         (["--opponents", "greedy=1,league=1"], "league (snapshots on this machine's disk)"),
         (["--baseline", "counting"], "duplicate deals are the sb3 backend's"),
         (["--target-kl", "0.02"], "target_kl"),
+        (["--oracle-critic"], "setting oracle_critic: the sb3 backend's"),
         (["--ray-address", "nowhere"], "setting ray_address: 'nowhere' is not a Ray address"),
     ],
 )

@@ -35,7 +35,7 @@ HELP_GROUPS: dict[str, tuple[str, ...]] = {
         "progress_bar",
     ),
     "opponents": ("opponents", "league_every", "league_size"),
-    "network": ("lookahead", "card_hidden", "trunk_hidden"),
+    "network": ("lookahead", "oracle_critic", "card_hidden", "trunk_hidden"),
     "PPO": (
         "n_envs",
         "vec_env",

@@ -54,6 +54,9 @@ class TrainConfig:
     """the league plays the latest this many snapshots"""
     lookahead: bool = True
     """features: expected gain of the next draw for the best discards (costlier, stronger)"""
+    oracle_critic: bool = False
+    """a critic that also sees the hidden cards (the opponents' hands and the stock) in
+    training, the policy still acting from the observation alone; model files hold the policy"""
     card_hidden: int = 64
     """width of the per-card layers of CardNet"""
     trunk_hidden: int = 128
@@ -476,6 +479,7 @@ def _check_backend(config: TrainConfig, resume_dir: str | os.PathLike | None) ->
             "setting exit_iterations: expert iteration is the sb3 backend's",
         ),
         (bool(config.init_model.strip()), "setting init_model: the sb3 backend's"),
+        (config.oracle_critic, "setting oracle_critic: the sb3 backend's"),
     ]
     for bad, message in refused:
         if bad:

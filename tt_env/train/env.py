@@ -13,6 +13,7 @@ import numpy as np
 import torch
 from gymnasium import spaces
 
+from tt_env.game.cards import NUM_KINDS
 from tt_env.game.rules import Rules
 from tt_env.learned.features import CardFeatures
 from tt_env.train.config import TrainConfig, parse_pool
@@ -22,6 +23,11 @@ from tt_env.vector.sb3 import TablesVecEnv
 
 
 # ---------------------------------------------------------------------------------- environment
+def oracle_width(rules: Rules) -> int:
+    """How many numbers :meth:`TrainingEnv.oracle_features` gives under ``rules``."""
+    return (rules.num_players + 1) * NUM_KINDS
+
+
 class TrainingEnv(gymnasium.Env):
     """The single-agent view (:class:`tt_env.env.single_agent.SingleAgentEnv`) as the learner sees
     it in training: :class:`~tt_env.learned.features.CardFeatures` of its observation, rewards times
@@ -38,6 +44,10 @@ class TrainingEnv(gymnasium.Env):
     deal. The deal's luck cancels out, and since the baseline's result never depends on the
     learner's actions the policy gradient keeps its expectation (a baseline, in the REINFORCE
     sense) while its variance drops. ``info["tt_episode"]`` keeps the plain reward too.
+
+    ``oracle``: each observation is followed by :meth:`oracle_features`, the hidden cards, for
+    an oracle critic (:class:`tt_env.learned.network.CardNet` with ``oracle_width``); the policy
+    never reads them.
     """
 
     metadata = {"render_modes": []}
@@ -55,6 +65,7 @@ class TrainingEnv(gymnasium.Env):
         seed: int = 0,
         baseline: str = "",
         models: dict[str, Any] | None = None,
+        oracle: bool = False,
     ) -> None:
         from tt_env.env.single_agent import SingleAgentEnv
 
@@ -71,7 +82,10 @@ class TrainingEnv(gymnasium.Env):
             illegal_action="raise",
         )
         self.reward_scale = reward_scale
-        self.observation_space = spaces.Box(-np.inf, np.inf, (self.features.size,), np.float32)
+        self.oracle_width = oracle_width(rules) if oracle else 0
+        self.observation_space = spaces.Box(
+            -np.inf, np.inf, (self.features.size + self.oracle_width,), np.float32
+        )
         self.action_space = self.env.action_space
         self.raw_observation: np.ndarray | None = None
         self._episode_reward = 0.0
@@ -106,6 +120,28 @@ class TrainingEnv(gymnasium.Env):
             env.step(seated[agent].act(obs["observation"], obs["action_mask"]))
         return reward
 
+    def oracle_features(self) -> np.ndarray:
+        """The hidden cards as the learner's seat would never see them, ``oracle_width(rules)``
+        numbers: the hand of each other seat, in playing order from the learner's left (53
+        counts each), the stock (53 counts), and the stock's top card (53, one-hot; zeros when
+        the stock is empty)."""
+        game, n = self.env.game, self.rules.num_players
+        hands = game.all_hands()
+        stock = game.stock_cards()
+        out = np.zeros((n + 1, NUM_KINDS), np.float32)
+        for k in range(1, n):
+            out[k - 1] = hands[(self.env.learner_seat + k) % n]
+        np.add.at(out[n - 1], stock, 1.0)
+        if stock:
+            out[n, stock[-1]] = 1.0
+        return out.ravel()
+
+    def _observe(self, obs: np.ndarray) -> np.ndarray:
+        x = self.features(obs)
+        if self.oracle_width:
+            x = np.concatenate([x, self.oracle_features()])
+        return x
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         self._reset_begin(seed, options)
         self.env._done = self.env._play_opponents()
@@ -132,7 +168,7 @@ class TrainingEnv(gymnasium.Env):
         self.raw_observation = obs
         if self.baseline:
             self._reference = self.reference_reward()
-        return self.features(obs), info
+        return self._observe(obs), info
 
     def _step_result(self):
         obs, reward, terminated, truncated, info = self.env._step_result()
@@ -148,7 +184,7 @@ class TrainingEnv(gymnasium.Env):
             if self.baseline:
                 info["tt_episode"]["baseline"] = self._reference
                 reward -= self._reference
-        return self.features(obs), reward * self.reward_scale, terminated, truncated, info
+        return self._observe(obs), reward * self.reward_scale, terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         return self.env.action_masks()
@@ -179,6 +215,7 @@ def make_training_env(
         seed=seed * 1000 + rank,
         baseline=config.baseline,
         models=models,
+        oracle=config.oracle_critic,
     )
 
 

@@ -23,7 +23,7 @@ from tt_env.learned.features import CardFeatures
 from tt_env.learned.model import build_metadata, save_model
 from tt_env.learned.network import CardNet, numpy_weights
 from tt_env.train.config import TrainConfig, config_to_toml
-from tt_env.train.env import make_vec_env
+from tt_env.train.env import make_vec_env, oracle_width
 from tt_env.train.expert import expert_iteration, load_weights
 from tt_env.train.imitation import (
     behaviour_clone,
@@ -222,6 +222,12 @@ class Trainer:
         if c.total_timesteps > 0:
             parts.append("MaskablePPO (sb3-contrib)")
         return ", then ".join(parts) or "untrained"
+
+    def policy_net_kwargs(self) -> dict[str, Any]:
+        """The trained CardNet's arguments: the model file's, and the oracle critic's input."""
+        if not self.config.oracle_critic:
+            return dict(self.net_kwargs)
+        return {**self.net_kwargs, "oracle_width": oracle_width(self.rules)}
 
     def network(self, model) -> CardNet:
         """The torch network that ``model`` trains."""
@@ -463,7 +469,7 @@ class Trainer:
                     device="cpu",
                     verbose=0,
                     tensorboard_log=str(self.files.tb),
-                    policy_kwargs={"net_kwargs": self.net_kwargs},
+                    policy_kwargs={"net_kwargs": self.policy_net_kwargs()},
                     **kwargs,
                 )
         except BaseException:
