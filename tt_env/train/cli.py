@@ -167,7 +167,8 @@ def train(config: TrainConfig, command: str = "", resume_dir: str | None = None)
 
 # ---------------------------------------------------------------------------------- main
 def main(argv: Sequence[str] | None = None) -> int:
-    """``tt-train``: train, resume (``--resume RUN_DIR``) or plot (``tt-train plot RUN_DIR``)."""
+    """``tt-train``: train, resume (``--resume RUN_DIR``), plot (``tt-train plot RUN_DIR``) or
+    evaluate a run's snapshots against more opponents (``tt-train evaluate RUN_DIR``)."""
     from tt_env.game.melds import kernel_module
 
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -189,6 +190,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"tt-train plot: error: {one_line(exc)}", file=sys.stderr)
             return 2
         return 0
+    if argv[:1] == ["evaluate"]:
+        return _evaluate_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     command = "tt-train " + shlex.join(argv) if argv else "tt-train"
@@ -225,6 +228,49 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "tt-train: interrupted; continue with --resume and the run directory",
                 file=sys.stderr,
             )
+        return 130
+    return 0
+
+
+def _evaluate_main(argv: list[str]) -> int:
+    """``tt-train evaluate RUN_DIR --opponents search``: :mod:`tt_env.train.evaluate`."""
+    from tt_env.agents import split_specs
+    from tt_env.arena import TournamentInterrupted
+    from tt_env.train.evaluate import evaluate_snapshots
+
+    parser = Parser(
+        prog="tt-train evaluate",
+        description="Play a run's evaluated snapshots (eval/step_*.npz) against more opponents, "
+        "add the results to its evaluations.csv and redraw its learning curve. Snapshots "
+        "already evaluated against an opponent are skipped.",
+    )
+    parser.add_argument("run_dir")
+    parser.add_argument(
+        "--opponents", required=True, help='agent specs, comma-separated ("search,counting")'
+    )
+    parser.add_argument("--games", type=int, help="deals per snapshot (default: eval_games)")
+    parser.add_argument("--seed", type=int, help="seed of the deals (default: eval_seed)")
+    parser.add_argument("--workers", type=int, help="processes (default: one per core)")
+    args = parser.parse_args(argv)
+    try:
+        evaluate_snapshots(
+            args.run_dir,
+            split_specs(args.opponents),
+            games=args.games,
+            seed=args.seed,
+            workers=args.workers,
+            log=lambda text: print(f"[tt-train evaluate] {text}", flush=True),
+        )
+        print(plot_run(args.run_dir))
+    except (ValueError, ModelError, OSError) as exc:
+        print(f"tt-train evaluate: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except (KeyboardInterrupt, TournamentInterrupted):
+        print(
+            "tt-train evaluate: interrupted; the rows written so far are kept, run it again "
+            "to go on",
+            file=sys.stderr,
+        )
         return 130
     return 0
 
