@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from tt_env.game.rules import Rules
 from tt_env.train.config import TrainConfig, load_config_file
 from tt_env.train.opponents import _step_of
 from tt_env.train.runs import RunFiles
@@ -30,6 +31,46 @@ CSV = "evaluations.csv"
 def snapshots(root: Path) -> list[Path]:
     """The run's evaluated snapshots, ``eval/step_<steps>.npz``, in step order."""
     return sorted((root / "eval").glob("step_*.npz"), key=_step_of)
+
+
+def evaluation(
+    path: str | os.PathLike,
+    spec: str,
+    rules: Rules,
+    games: int,
+    seed: int,
+    workers: int,
+    episode: str,
+) -> tuple[dict[str, Any], Any]:
+    """The model file ``path`` against ``spec`` in every other seat (one table: with more than
+    two players, e.g. the model against three counting players), on ``games`` duplicate deals:
+    the columns of an ``evaluations.csv`` row from ``opponent`` on, and the paired difference
+    (:meth:`tt_env.arena.TournamentResult.versus_table`)."""
+    from tt_env.agents import spec_label
+    from tt_env.arena import run_tournament
+
+    result = run_tournament(
+        [str(path)] + [spec] * (rules.num_players - 1),
+        rules,
+        games=games,
+        seed=seed,
+        workers=workers,
+        episode=episode,
+    )
+    me = result.labels[0]
+    pair = result.versus_table(me)
+    stats = {s.label: s for s in result.agents}
+    row = {
+        "opponent": spec_label(spec),
+        "deals": games,
+        "games": len(result.results),
+        "diff": round(pair.mean, 3),
+        "diff_low": round(pair.low, 3),
+        "diff_high": round(pair.high, 3),
+        "score": round(stats[me].score.mean, 3),
+        "win_rate": round(stats[me].win_rate.mean, 4),
+    }
+    return row, pair
 
 
 def evaluate_snapshots(
@@ -46,7 +87,6 @@ def evaluate_snapshots(
     ``workers`` to the number of cores. :class:`ValueError` for a directory that is not a run,
     a run without snapshots or an opponent that cannot play its rules, before any game."""
     from tt_env.agents import make_agent, spec_label
-    from tt_env.arena import run_tournament
     from tt_env.learned.model import load_model
 
     root = Path(run_dir)
@@ -82,35 +122,26 @@ def evaluate_snapshots(
             if (steps, label) in done:
                 continue
             t0 = time.perf_counter()
-            result = run_tournament(
-                [str(path)] + [spec] * (rules.num_players - 1),
+            core, pair = evaluation(
+                path,
+                spec,
                 rules,
-                games=games,
-                seed=seed,
-                workers=max(1, workers or os.cpu_count() or 1),
-                episode=config.eval_episode,
+                games,
+                seed,
+                max(1, workers or os.cpu_count() or 1),
+                config.eval_episode,
             )
-            me = result.labels[0]
-            pair = result.versus_table(me)
-            stats = {s.label: s for s in result.agents}
             training = load_model(path).metadata.get("training", {})
             row = {
                 "timesteps": steps,
                 "wall_time": training.get("wall_time_seconds", ""),
-                "opponent": label,
-                "deals": games,
-                "games": len(result.results),
-                "diff": round(pair.mean, 3),
-                "diff_low": round(pair.low, 3),
-                "diff_high": round(pair.high, 3),
-                "score": round(stats[me].score.mean, 3),
-                "win_rate": round(stats[me].win_rate.mean, 4),
+                **core,
             }
             files.append_csv(CSV, row)
             rows.append(row)
             log(
                 f"{path.name} vs {label}: score difference {pair.format(2)} per game "
-                f"(negative: the snapshot scores less), {len(result.results)} games in "
+                f"(negative: the snapshot scores less), {row['games']} games in "
                 f"{time.perf_counter() - t0:.0f} s"
             )
     return rows

@@ -24,6 +24,7 @@ from tt_env.learned.model import build_metadata, save_model
 from tt_env.learned.network import CardNet, numpy_weights
 from tt_env.train.config import TrainConfig, config_to_toml
 from tt_env.train.env import make_vec_env, oracle_width
+from tt_env.train.evaluate import evaluation
 from tt_env.train.expert import expert_iteration, load_weights
 from tt_env.train.imitation import (
     behaviour_clone,
@@ -290,47 +291,29 @@ class Trainer:
         """Play the model file ``path`` against each of ``eval_opponents``; a row per opponent
         (``extra`` first) in ``csv_name``; ``best.npz`` becomes ``path`` when the first
         opponent's difference is the lowest so far (``best_key`` says where it came from)."""
-        from tt_env.agents import spec_label
-        from tt_env.arena import run_tournament
-
         out = {}
         where = ", ".join(f"{k} {v:,}" for k, v in extra.items() if k in ("timesteps", "round"))
         for spec in self.eval_specs:
             t0 = time.perf_counter()
-            # The learner against the opponent in every other seat (one table: with more
-            # than two players, e.g. the learner against three counting players).
-            n = self.rules.num_players
-            result = run_tournament(
-                [str(path)] + [spec] * (n - 1),
+            core, pair = evaluation(
+                path,
+                spec,
                 self.rules,
-                games=self.config.eval_games,
-                seed=self.config.eval_seed,
-                workers=self._workers(),
-                episode=self.config.eval_episode,
+                self.config.eval_games,
+                self.config.eval_seed,
+                self._workers(),
+                self.config.eval_episode,
             )
-            me, other = result.labels[0], spec_label(spec)
-            pair = result.versus_table(me)
-            stats = {s.label: s for s in result.agents}
-            row = {
-                **extra,
-                "wall_time": round(self.wall_time(), 1),
-                "opponent": other,
-                "deals": self.config.eval_games,
-                "games": len(result.results),
-                "diff": round(pair.mean, 3),
-                "diff_low": round(pair.low, 3),
-                "diff_high": round(pair.high, 3),
-                "score": round(stats[me].score.mean, 3),
-                "win_rate": round(stats[me].win_rate.mean, 4),
-            }
+            other = core["opponent"]
+            row = {**extra, "wall_time": round(self.wall_time(), 1), **core}
             self.files.append_csv(csv_name, row)
             if getattr(model, "_logger", None) is not None:  # none before learn() starts
                 model.logger.record(f"eval/diff_vs_{other}", pair.mean)
-                model.logger.record(f"eval/win_rate_vs_{other}", stats[me].win_rate.mean)
+                model.logger.record(f"eval/win_rate_vs_{other}", core["win_rate"])
             self.log(
                 f"eval at {where} vs {other}: score difference "
                 f"{pair.format(2)} per game (negative: the learner scores less), win rate "
-                f"{stats[me].win_rate.mean:.1%}, {len(result.results)} games in "
+                f"{core['win_rate']:.1%}, {core['games']} games in "
                 f"{time.perf_counter() - t0:.0f} s"
             )
             out[other] = row
