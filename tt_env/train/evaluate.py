@@ -25,12 +25,10 @@ from tt_env.train.config import TrainConfig, load_config_file
 from tt_env.train.opponents import _step_of
 from tt_env.train.runs import RunFiles
 
-CSV = "evaluations.csv"
 
-
-def snapshots(root: Path) -> list[Path]:
+def snapshots(files: RunFiles) -> list[Path]:
     """The run's evaluated snapshots, ``eval/step_<steps>.npz``, in step order."""
-    return sorted((root / "eval").glob("step_*.npz"), key=_step_of)
+    return sorted(files.evals.glob("step_*.npz"), key=_step_of)
 
 
 def evaluation(
@@ -95,7 +93,8 @@ def evaluate_snapshots(
         raise ValueError(f"{root}: not a run directory (no config.toml)")
     config = TrainConfig(**load_config_file(saved))
     rules = config.make_rules()
-    found = snapshots(root)
+    files = RunFiles(root)
+    found = snapshots(files)
     if not found:
         raise ValueError(f"{root}: no evaluated snapshots (eval/step_*.npz) to play")
     if not opponents:
@@ -110,10 +109,10 @@ def evaluate_snapshots(
         except (ValueError, TypeError) as exc:
             raise ValueError(f"opponent {spec!r}: {exc}") from None
     done = set()
-    if (root / CSV).is_file():
-        with (root / CSV).open(newline="") as fh:
+    table = root / files.evaluations
+    if table.is_file():
+        with table.open(newline="") as fh:
             done = {(int(r["timesteps"]), r["opponent"]) for r in csv.DictReader(fh)}
-    files = RunFiles(root)
     rows = []
     for spec in opponents:
         label = spec_label(spec)
@@ -137,7 +136,7 @@ def evaluate_snapshots(
                 "wall_time": training.get("wall_time_seconds", ""),
                 **core,
             }
-            files.append_csv(CSV, row)
+            files.append_csv(files.evaluations, row)
             rows.append(row)
             log(
                 f"{path.name} vs {label}: score difference {pair.format(2)} per game "

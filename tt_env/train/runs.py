@@ -42,6 +42,8 @@ class RunFiles:
         self.root = Path(root)
         self.checkpoints = self.root / "checkpoints"
         self.league = self.root / "league"
+        self.evals = self.root / "eval"  # the evaluated snapshots, step_<steps>.npz
+        self.evaluations = "evaluations.csv"  # their results, a row per opponent
         self.tb = self.root / "tb"
         self.state_path = self.root / "state.json"
 

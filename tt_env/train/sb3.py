@@ -280,9 +280,9 @@ class Trainer:
 
     def evaluate(self, model) -> dict[str, Any]:
         steps = self._evaluated_at = model.num_timesteps
-        path = self.export(model, self.files.root / "eval" / f"step_{steps:09d}.npz")
+        path = self.export(model, self.files.evals / f"step_{steps:09d}.npz")
         return self.evaluate_file(
-            path, {"timesteps": steps}, "evaluations.csv", {"timesteps": steps}, model
+            path, {"timesteps": steps}, self.files.evaluations, {"timesteps": steps}, model
         )
 
     def evaluate_file(
