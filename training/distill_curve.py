@@ -39,7 +39,7 @@ def cut(data_file: Path, size: int, processes: int, out: Path) -> None:
     part = n // processes
     each = size // processes
     take = np.concatenate([np.arange(p * part, p * part + each) for p in range(processes)])
-    np.savez(out, **{k: v[take] for k, v in data.items()})
+    np.savez_compressed(out, **{k: v[take] for k, v in data.items()})
 
 
 def evaluation(run: Path) -> tuple[float, float, float, int]:

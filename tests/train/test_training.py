@@ -7,6 +7,7 @@ one torch thread) so that the whole file stays well under a minute.
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -118,6 +119,8 @@ def test_saved_teacher_data_refits_the_same_warm_start(tmp_path):
     with np.load(data) as f:
         n = len(f["action"])
         assert n >= 300 and f["x"].shape[0] == f["mask"].shape[0] == f["return"].shape[0] == n
+    with zipfile.ZipFile(data) as z:  # compressed: the features are mostly zeros
+        assert {i.compress_type for i in z.infolist()} == {zipfile.ZIP_DEFLATED}
     second = train(
         tiny_config(tmp_path, total_timesteps=0, run_name="again", bc_data=str(data)),
         command="refit",
