@@ -27,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from tt_env.train.imitation import save_teacher_data
+
 KEYS = ("x", "mask", "action", "return")
 
 
@@ -39,7 +41,7 @@ def cut(data_file: Path, size: int, processes: int, out: Path) -> None:
     part = n // processes
     each = size // processes
     take = np.concatenate([np.arange(p * part, p * part + each) for p in range(processes)])
-    np.savez_compressed(out, **{k: v[take] for k, v in data.items()})
+    save_teacher_data(out, {k: v[take] for k, v in data.items()})
 
 
 def evaluation(run: Path) -> tuple[float, float, float, int]:
