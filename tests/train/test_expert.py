@@ -64,6 +64,16 @@ def test_expert_iteration_saves_resumes_and_its_model_plays(tmp_path):
         legal = f["mask"][np.arange(len(f["action"])), f["action"]]
         assert legal.all()
         assert f["mask"][np.arange(len(f["led"])), f["led"]].all()
+        # ... and the mean result of each candidate it weighed: legal actions only, among them
+        # the one it played and the one that led it; no values where it did not search.
+        values, rows = f["values"], np.arange(len(f["action"]))
+        assert values.shape == f["mask"].shape
+        searched = ~np.isnan(values).all(axis=1)
+        assert 0 < searched.sum() < len(searched)
+        assert not np.isnan(values[rows, f["action"]][searched]).any()
+        assert not np.isnan(values[rows, f["led"]][searched]).any()
+        assert (np.sum(~np.isnan(values[searched]), axis=1) >= 2).all()
+        assert f["mask"][~np.isnan(values)].all()
     rows = list(csv.DictReader((root / "exit.csv").open()))
     # Round 0 is the starting network (the warm start), on the same deals.
     assert [(r["round"], r["opponent"]) for r in rows] == [

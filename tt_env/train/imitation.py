@@ -30,8 +30,11 @@ def _collect_init(counter) -> None:
 
 def _collect_worker(job: tuple[dict[str, Any], int, int]) -> dict[str, np.ndarray]:
     """Play the teacher as the learner; return its decisions (features, masks, actions) and
-    the returns of their episodes (complete episodes only). Adds the decisions of each
-    finished episode to the shared counter, when there is one (progress reports)."""
+    the returns of their episodes (complete episodes only). A teacher that explains its
+    choices (the search) adds ``"led"``, the choice that led it, and ``"values"``, the mean
+    result of each candidate it weighed (points, lower is better; NaN elsewhere, and a whole
+    row of NaN where it did not search). Adds the decisions of each finished episode to the
+    shared counter, when there is one (progress reports)."""
     values, seed, samples = job
     torch.set_num_threads(1)
     config = TrainConfig(**values)
@@ -40,19 +43,22 @@ def _collect_worker(job: tuple[dict[str, Any], int, int]) -> dict[str, np.ndarra
     env = make_training_env(config, 0, seed, None, opponents=config.bc_opponents)
     rules = env.rules
     teacher = make_agent(config.bc_teacher, rules.num_players, rules, seed)
-    xs, masks, actions, returns, led = [], [], [], [], []
+    xs, masks, actions, returns, led, values = [], [], [], [], [], []
     leads = hasattr(teacher, "led")  # the search: the choice that led it (network or rule)
     obs, info = env.reset(seed=seed)
     teacher.reset(seed)
     rounds = len(env.env.game.round_results)
-    ep_x, ep_m, ep_a, ep_r, ep_l = [], [], [], [], []
+    ep_x, ep_m, ep_a, ep_r, ep_l, ep_v = [], [], [], [], [], []
     while len(xs) < samples:
         mask = env.action_masks()
-        action = teacher.act(env.raw_observation, mask.astype(np.int8))
+        raw = env.raw_observation
+        action = teacher.act(raw, mask.astype(np.int8))
         ep_x.append(obs)
         ep_m.append(mask)
         ep_a.append(action)
         ep_l.append(teacher.led if leads else action)
+        if leads:
+            ep_v.append(_searched_values(teacher, raw, mask))
         obs, reward, terminated, truncated, info = env.step(action)
         ep_r.append(reward)
         if terminated or truncated:
@@ -62,10 +68,11 @@ def _collect_worker(job: tuple[dict[str, Any], int, int]) -> dict[str, np.ndarra
             actions += ep_a
             returns += list(ret)
             led += ep_l
+            values += ep_v
             if _COLLECTED is not None:
                 with _COLLECTED.get_lock():
                     _COLLECTED.value += len(ep_a)
-            ep_x, ep_m, ep_a, ep_r, ep_l = [], [], [], [], []
+            ep_x, ep_m, ep_a, ep_r, ep_l, ep_v = [], [], [], [], [], []
             obs, info = env.reset()
             if len(env.env.game.round_results) < rounds:  # a new game
                 teacher.reset(int(env.pool.rng.integers(2**31)))
@@ -80,7 +87,20 @@ def _collect_worker(job: tuple[dict[str, Any], int, int]) -> dict[str, np.ndarra
     }
     if leads:
         data["led"] = np.asarray(led, np.int64)
+        data["values"] = np.asarray(values, np.float32).reshape(len(actions), mask.shape[0])
     return data
+
+
+def _searched_values(teacher, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The mean result of each candidate of the teacher's last search on ``observation`` (its
+    :meth:`explain`), by action; NaN for the actions it did not weigh (all, when it did not
+    search)."""
+    row = np.full(mask.shape[0], np.nan, np.float32)
+    explained = teacher.explain(observation, mask)
+    if explained is not None:
+        for action, mean in explained[1].items():
+            row[action] = mean
+    return row
 
 
 DATA_KEYS = ("x", "mask", "action", "return")  # what a fit reads ("led" is extra)
