@@ -401,7 +401,7 @@ def test_cli_main_in_process(tmp_path, capsys):
 
 def test_default_run_includes_the_shipped_models_that_fit_the_table(capsys):
     specs, notes = arena.default_agents(Rules())
-    two = ["ppo_long_2p_standard", "distilled_2p_standard"]
+    two = ["led_distilled_2p_standard", "ppo_long_2p_standard"]
     assert specs == [*arena.DEFAULT_AGENTS, *two] and notes == []
     specs, notes = arena.default_agents(Rules(num_players=4))
     assert specs == [*arena.DEFAULT_AGENTS, "distilled_4p_standard"] and notes == []
@@ -422,7 +422,7 @@ def test_default_run_includes_the_shipped_models_that_fit_the_table(capsys):
         == 0
     )
     captured = capsys.readouterr()
-    assert "distilled_2p_standard" not in captured.out and "left out" in captured.err
+    assert "led_distilled_2p_standard" not in captured.out and "left out" in captured.err
 
 
 def test_cli_end_to_end_subprocess(tmp_path):

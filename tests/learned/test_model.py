@@ -35,6 +35,7 @@ from helpers import play_checked, tiny_model  # noqa: E402
 
 SHIPPED = ROOT / "models" / "distilled_2p_standard.npz"
 SHIPPED_MODELS = [
+    ("led_distilled_2p_standard", 2),
     ("ppo_long_2p_standard", 2),
     ("distilled_2p_standard", 2),
     ("distilled_4p_standard", 4),
@@ -214,14 +215,14 @@ def test_the_shipped_models_load_by_name_and_play_legal_moves(name, players):
 def test_a_damaged_shipped_model_is_left_out_of_the_default_run(tmp_path, monkeypatch):
     from tt_env import arena
 
-    broken = tmp_path / "distilled_2p_standard.npz"  # found before the shipped one
-    with np.load(SHIPPED) as archive:
+    broken = tmp_path / "led_distilled_2p_standard.npz"  # found before the shipped one
+    with np.load(ROOT / "models" / "led_distilled_2p_standard.npz") as archive:
         arrays = {k: archive[k] for k in archive.files}
     del arrays["value_head.2.bias"]
     np.savez(broken, **arrays)
     monkeypatch.setenv("TT_ENV_MODELS", str(tmp_path))
     specs, notes = arena.default_agents(Rules())
-    assert "distilled_2p_standard" not in specs
+    assert "led_distilled_2p_standard" not in specs and "ppo_long_2p_standard" in specs
     assert len(notes) == 1 and "value_head.2.bias" in notes[0]
 
 
