@@ -146,6 +146,31 @@ def test_saved_teacher_data_refits_the_same_warm_start(tmp_path):
         train(tiny_config(tmp_path, run_name="none", bc_data=str(tmp_path / "no.npz")))
 
 
+def test_the_search_led_by_a_model_distils_into_a_new_network(tmp_path):
+    """The recipe of led_distilled_2p_standard, short: the search led by a shipped model is the
+    teacher, its decisions (with the choice that led each and its candidates' values) are kept,
+    and the new network fitted to them plays."""
+    teacher = "search(samples=4, prior=ppo_long_2p_standard)"
+    config = tiny_config(
+        tmp_path, total_timesteps=0, bc_teacher=teacher, bc_opponents="counting", lookahead=True
+    )
+    final = train(config, command="led")
+    with np.load(final.parent / "bc_data.npz") as f:
+        action, led, values = f["action"], f["led"], f["values"]
+    rows = np.arange(len(action))
+    searched = ~np.isnan(values).all(axis=1)
+    assert len(action) >= 300 and searched.any()
+    assert not np.isnan(values[rows, action][searched]).any()
+    # Where the search overruled the network, it searched and its choice scored no worse.
+    over = led != action
+    assert searched[over].all()
+    assert (values[rows, action][over] <= values[rows, led][over]).all()
+    model = load_model(final)
+    assert model.metadata["training"]["algorithm"] == f"behaviour cloning of {teacher}"
+    result = run_tournament([str(final), "counting"], Rules(), games=1, seed=4, episode="round")
+    assert len(result.results) == 2
+
+
 def test_teacher_collection_reports_progress_and_its_data_do_not_depend_on_it(tmp_path):
     config = tiny_config(tmp_path, bc_samples=600)
     calls = []
