@@ -87,7 +87,8 @@ def _collect_worker(job: tuple[dict[str, Any], int, int]) -> dict[str, np.ndarra
     }
     if leads:
         data["led"] = np.asarray(led, np.int64)
-        data["values"] = np.asarray(values, np.float32).reshape(len(actions), mask.shape[0])
+        width = int(env.action_space.n)
+        data["values"] = np.asarray(values, np.float32).reshape(len(actions), width)
     return data
 
 
