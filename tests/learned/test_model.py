@@ -39,6 +39,7 @@ SHIPPED_MODELS = [
     ("ppo_long_2p_standard", 2),
     ("distilled_2p_standard", 2),
     ("distilled_4p_standard", 4),
+    ("led_distilled_4p_standard", 4),
     ("ppo_2p_standard", 2),
 ]
 

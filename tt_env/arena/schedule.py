@@ -16,7 +16,12 @@ if TYPE_CHECKING:
 DEFAULT_AGENTS = ("random", "greedy", "counting", "search(samples=16)")
 # Shipped models that join the default run of tt-arena when they fit its rules (models/); a
 # model for another number of players is skipped without a note.
-DEFAULT_MODELS = ("led_distilled_2p_standard", "ppo_long_2p_standard", "distilled_4p_standard")
+DEFAULT_MODELS = (
+    "led_distilled_2p_standard",
+    "ppo_long_2p_standard",
+    "led_distilled_4p_standard",
+    "distilled_4p_standard",
+)
 DEFAULT_GAMES = 50  # deals of the default run: ~4 min of CPU, about 2 minutes on 2 idle cores
 
 

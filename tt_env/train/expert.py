@@ -11,7 +11,8 @@ found (imitation): each round the expert starts from a better apprentice.
 Before the first round the starting network is saved (``net_000.npz``) and evaluated (round 0).
 A round ``k`` of :func:`expert_iteration` writes, in ``<run>/exit/``, ``prior_k.npz`` (the
 network that led the search), ``data_k.npz`` (the search's decisions: features, masks, actions,
-returns), ``net_k.npz`` (the network fitted to the decisions of the last ``exit_window`` rounds),
+returns, the network's choice that led each, ``led``, and the search's mean result per candidate,
+``values``), ``net_k.npz`` (the network fitted to the decisions of the last ``exit_window`` rounds),
 and a row per evaluation opponent in ``<run>/exit.csv``. ``state.json`` counts the rounds done, so
 that ``tt-train --resume`` goes on from the last whole round.
 """

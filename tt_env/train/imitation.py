@@ -35,9 +35,9 @@ def _collect_worker(job: tuple[dict[str, Any], int, int]) -> dict[str, np.ndarra
     result of each candidate it weighed (points, lower is better; NaN elsewhere, and a whole
     row of NaN where it did not search). Adds the decisions of each finished episode to the
     shared counter, when there is one (progress reports)."""
-    values, seed, samples = job
+    settings, seed, samples = job
     torch.set_num_threads(1)
-    config = TrainConfig(**values)
+    config = TrainConfig(**settings)
     from tt_env.agents import make_agent
 
     env = make_training_env(config, 0, seed, None, opponents=config.bc_opponents)
@@ -104,7 +104,7 @@ def _searched_values(teacher, observation: np.ndarray, mask: np.ndarray) -> np.n
     return row
 
 
-DATA_KEYS = ("x", "mask", "action", "return")  # what a fit reads ("led" is extra)
+DATA_KEYS = ("x", "mask", "action", "return")  # what a fit reads ("led" and "values" are extra)
 
 
 def save_teacher_data(path: Path, data: dict[str, np.ndarray]) -> None:
