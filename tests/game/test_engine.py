@@ -443,3 +443,34 @@ def test_apply_says_what_happened():
                 if not outcome.laid:
                     assert game.hand_counts(seat)[move.card] == hand[move.card] - 1
     assert all(seen.values()), seen
+
+
+def test_a_deep_copy_plays_on_alone_as_the_original_would():
+    """copy.deepcopy(game) shares the immutable records (a field-by-field copy, for the copy per
+    round of duplicate-deal training): the copy and the original, given the same moves, give the
+    same outcomes and states, and playing on the copy never changes the original."""
+    rnd = random.Random(11)
+    copies = 0
+    for _ in range(30):
+        game = Game(random_rules(rnd), seed=rnd.randrange(2**32))
+        while not game.is_over:
+            if rnd.random() < 0.05:
+                twin = copy.deepcopy(game)
+                assert set(vars(twin)) == set(vars(game))
+                before = (game.record(), game.full_state(), game.to_json())
+                ended = [game.view(s) for s in range(game.num_players)]
+                other = copy.deepcopy(game)  # a second copy, played on by the same moves
+                play = random.Random(rnd.random())
+                for _ in range(rnd.randrange(1, 200)):
+                    if twin.is_over:
+                        break
+                    move = pick(play, twin.legal_moves())
+                    assert twin.apply(move) == other.apply(move)
+                    assert twin.full_state() == other.full_state()
+                    assert twin.known_cards(twin.current) == other.known_cards(other.current)
+                assert twin.record() == other.record() and twin.table == other.table
+                assert (game.record(), game.full_state(), game.to_json()) == before
+                assert [game.view(s) for s in range(game.num_players)] == ended
+                copies += 1
+            game.apply(pick(rnd, game.legal_moves()))
+    assert copies > 100

@@ -459,9 +459,11 @@ def test_distill_curve_refits_cuts_of_the_teacher_data_and_draws_them(tmp_path):
     assert json.loads((run / "curve" / "n100" / "state.json").read_text())["bc"]["samples"] == 100
 
 
-def test_the_batch_plays_what_sb3s_dummy_vec_env_plays(tmp_path):
+@pytest.mark.parametrize("baseline", ["", "counting"])
+def test_the_batch_plays_what_sb3s_dummy_vec_env_plays(tmp_path, baseline):
     """tt-train's default vec env (every table stepped together, the league's snapshot run once
-    for all tables) gives the learner the games one TrainingEnv per table gives."""
+    for all tables; with a baseline, the replays of every table's deal answered together) gives
+    the learner the games and rewards one TrainingEnv per table gives."""
     from tt_env.train.env import make_vec_env
 
     league = tmp_path / "league"
@@ -470,7 +472,11 @@ def test_the_batch_plays_what_sb3s_dummy_vec_env_plays(tmp_path):
     runs = {}
     for vec_env in ("batch", "dummy"):
         config = tiny_config(
-            tmp_path, vec_env=vec_env, n_envs=4, opponents="counting=1,random=1,league=2"
+            tmp_path,
+            vec_env=vec_env,
+            n_envs=4,
+            opponents="counting=1,random=1,league=2",
+            baseline=baseline,
         )
         env = make_vec_env(config, seed=11, league_dir=str(league))
         rng = np.random.default_rng(0)

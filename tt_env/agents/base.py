@@ -52,6 +52,10 @@ class BaseAgent:
     """
 
     name = "agent"
+    # True for an agent that decides from the observation and mask alone (no random numbers, no
+    # memory between decisions): a replay on a copy of the game may ask the agent itself
+    # instead of a copy of it (duplicate deals in tt-train).
+    stateless = False
 
     def __init__(self, num_players: int = 2, rules=None, seed: int | None = None) -> None:
         from tt_env.game.rules import Rules

@@ -44,6 +44,7 @@ class CountingAgent(BaseAgent):
     """
 
     name = "counting"
+    stateless = True  # no random numbers, no memory: see BaseAgent
 
     def __init__(
         self,

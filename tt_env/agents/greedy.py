@@ -29,6 +29,7 @@ class GreedyAgent(BaseAgent):
     """Minimises the penalty of its hand after every decision (see the module docstring)."""
 
     name = "greedy"
+    stateless = True  # no random numbers, no memory: see BaseAgent
 
     def __init__(self, num_players: int = 2, rules=None, seed: int | None = None) -> None:
         super().__init__(num_players, rules, seed)

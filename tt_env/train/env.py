@@ -18,7 +18,7 @@ from tt_env.game.rules import Rules
 from tt_env.learned.features import CardFeatures
 from tt_env.train.config import TrainConfig, parse_pool
 from tt_env.train.opponents import OpponentPool, PoolSeat
-from tt_env.vector.batch import play_opponents
+from tt_env.vector.batch import answer_together, play_opponents
 from tt_env.vector.sb3 import TablesVecEnv
 
 
@@ -104,21 +104,37 @@ class TrainingEnv(gymnasium.Env):
     def reference_reward(self) -> float:
         """The learner seat's round reward when the baseline agent plays the rest of this round
         in its place, on a copy of the game as it stands (see the class docstring)."""
-        env = self._replay
-        env.reset(options={"game": self.env.game})  # a copy: the real game is untouched
+        self._reference_begin()
+        while (asked := self._reference_request()) is not None:
+            agent, obs, mask, _ = asked
+            self._replay.step(agent.act(obs, mask))
+        return self._reference
+
+    # The replay of reference_reward() in parts, for the batch (TrainingVecEnv), which answers
+    # the replays of every table together.
+    def _reference_begin(self) -> None:
+        self._replay.reset(options={"game": self.env.game})  # a copy: the real game is untouched
         learner = self.env.learner
-        seated = {a: copy.deepcopy(self.env._seated[i]) for i, a in enumerate(env.possible_agents)}
-        seated[learner] = self._baseline_agent
-        reward = 0.0
-        for agent in env.agent_iter():
+        self._replay_seats = {
+            a: self._baseline_agent if a == learner else _replay_copy(self.env._seated[i])
+            for i, a in enumerate(self._replay.possible_agents)
+        }
+        self._reference = 0.0
+
+    def _reference_request(self):
+        """``(agent, observation, mask, name)`` for the next move of the replay, or None once
+        the round has ended (then :attr:`_reference` is the learner seat's reward)."""
+        env, learner = self._replay, self.env.learner
+        while env.agents:
+            agent = env.agent_selection
             obs, r, term, trunc, _ = env.last()
             if agent == learner:
-                reward += r
+                self._reference += r
             if term or trunc:
                 env.step(None)
                 continue
-            env.step(seated[agent].act(obs["observation"], obs["action_mask"]))
-        return reward
+            return self._replay_seats[agent], obs["observation"], obs["action_mask"], agent
+        return None
 
     def oracle_features(self) -> np.ndarray:
         """The hidden cards as the learner's seat would never see them, ``oracle_width(rules)``
@@ -162,11 +178,11 @@ class TrainingEnv(gymnasium.Env):
             seat.label, seat.agent = self.pool.sample(i)
         self.env._reset_begin(seed, options)
 
-    def _reset_result(self):
+    def _reset_result(self, replay: bool = True):
         obs, info = self.env._reset_result()
         self._episode_reward, self._episode_length = 0.0, 0
         self.raw_observation = obs
-        if self.baseline:
+        if self.baseline and replay:  # the batch replays every table's deal together
             self._reference = self.reference_reward()
         return self._observe(obs), info
 
@@ -191,6 +207,13 @@ class TrainingEnv(gymnasium.Env):
 
     def close(self) -> None:
         self.env.close()
+
+
+def _replay_copy(seat: Any) -> Any:
+    """The agent of an opponent seat for a replay of its game: a copy, so that the real seat's
+    generator and memory stay as they were, unless the agent keeps neither (``stateless``)."""
+    agent = seat.agent if getattr(seat, "delegates", False) else seat
+    return agent if getattr(agent, "stateless", False) else copy.deepcopy(seat)
 
 
 def make_training_env(
@@ -273,14 +296,27 @@ class TrainingVecEnv(TablesVecEnv):
         for i, table in enumerate(self.tables):
             table._reset_begin(None if seed is None else seed + i, None)
         play_opponents(self._cores(), range(n))
-        obs = np.stack([self._reset_result(i)[0] for i in range(n)])
+        obs = np.stack(self._reset_results(range(n)))
         self.reset_infos = [{} for _ in range(n)]
         return obs
 
-    def _reset_result(self, i: int):
-        obs, info = self.tables[i]._reset_result()
-        self._masks[i] = info["action_mask"]
-        return obs, info
+    def _reset_results(self, rows) -> list[np.ndarray]:
+        """The first observations of the tables ``rows`` just reset; with a baseline, the
+        replays of their deals (:meth:`TrainingEnv.reference_reward`), answered together."""
+        out = []
+        for i in rows:
+            obs, info = self.tables[i]._reset_result(replay=False)
+            self._masks[i] = info["action_mask"]
+            out.append(obs)
+        replays = [i for i in rows if self.tables[i].baseline]
+        for i in replays:
+            self.tables[i]._reference_begin()
+        answer_together(
+            replays,
+            lambda i: self.tables[i]._reference_request(),
+            lambda i, asked, action: self.tables[i]._replay.step(action),
+        )
+        return out
 
     def step_wait(self):
         actions = self._take_actions()
@@ -303,8 +339,8 @@ class TrainingVecEnv(TablesVecEnv):
         finished = list(np.flatnonzero(dones))
         if finished:
             play_opponents(self._cores(), finished)
-            for i in finished:
-                obs[i] = self._reset_result(i)[0]
+            for i, o in zip(finished, self._reset_results(finished)):
+                obs[i] = o
         return np.stack(obs), rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
