@@ -16,7 +16,11 @@ alternating in chunks so that a change in the machine's speed hits both):
    (``vec_env="batch"``, 16 tables, n_steps 128) against the setup before it (4
    ``SubprocVecEnv`` processes, n_steps 512), and the share of a step spent in the environment
    (against a do-nothing env with the same spaces, as ``bench_training.py``).
-5. ``memory``: the resident memory of a native batch over ``--soak`` learner steps.
+5. ``dup``: the environment of duplicate-deal training (``baseline = "counting"``: every
+   round replayed from the learner's first decision with counting in its seat), 16 tables of 4
+   seats against counting: tt-train's batch, whose replays of all tables are answered
+   together, against SB3's ``DummyVecEnv`` of the same tables, replaying one table at a time.
+6. ``memory``: the resident memory of a native batch over ``--soak`` learner steps.
 
 Torch runs on one thread. ``python benchmarks/bench_vector.py`` runs them all (about 10
 minutes on 2 cores); ``--only env,cheap`` picks some.
@@ -232,6 +236,47 @@ def bench_train(args) -> None:
     print(f"  default / before: {d / b:.2f}x; environment side of a step: {share:.0f}%")
 
 
+def bench_dup(args) -> None:
+    from tt_env.train import TrainConfig, make_vec_env
+
+    def side(vec_env: str):
+        config = TrainConfig(
+            players=4, vec_env=vec_env, n_envs=16, opponents="counting=1", baseline="counting"
+        )
+        env = make_vec_env(config, seed=0, league_dir=None)
+        return DupSide(env)
+
+    batch, dummy = side("batch"), side("dummy")
+    for s in (batch, dummy):
+        s.run(20, timed=False)
+    chunk = max(1, args.dup_steps // 6)
+    for _ in range(6):
+        batch.run(chunk)
+        dummy.run(chunk)
+    print("\ndup: duplicate deals (baseline counting), 16 tables of 4 seats, counting opponents")
+    print(f"  {'tt-train batch (replays answered together)':52}{batch.rate:>10,.0f} steps/s")
+    print(f"  {'DummyVecEnv (replays one table at a time)':52}{dummy.rate:>10,.0f} steps/s")
+    print(f"  batch / dummy: {batch.rate / dummy.rate:.2f}x")
+
+
+class DupSide(Side):
+    """:class:`Side` for an SB3 ``VecEnv`` (tt-train's environments)."""
+
+    def __init__(self, env, seed: int = 0) -> None:
+        self.env, self.rng = env, np.random.default_rng(seed)
+        env.reset()
+        self.seconds, self.steps = 0.0, 0
+
+    def run(self, steps: int, timed: bool = True) -> None:
+        env = self.env
+        start = time.perf_counter()
+        for _ in range(steps):
+            env.step(random_legal(np.stack(env.env_method("action_masks")), self.rng))
+        if timed:
+            self.seconds += time.perf_counter() - start
+            self.steps += steps * env.num_envs
+
+
 def bench_memory(args) -> None:
     env = gymnasium.make_vec(
         ID, args.tables, opponents="counting", episode="round", observation="features"
@@ -252,8 +297,9 @@ def main() -> None:
     parser.add_argument("--env-steps", type=int, default=600, help="batch steps per env figure")
     parser.add_argument("--ppo-steps", type=int, default=16384)
     parser.add_argument("--train-steps", type=int, default=8192)
+    parser.add_argument("--dup-steps", type=int, default=300, help="batch steps of dup")
     parser.add_argument("--soak", type=int, default=500_000, help="learner steps for memory")
-    parser.add_argument("--only", default="env,cheap,ppo,train,memory")
+    parser.add_argument("--only", default="env,cheap,ppo,train,dup,memory")
     args = parser.parse_args()
     import torch
 
@@ -268,6 +314,8 @@ def main() -> None:
         bench_ppo(args)
     if "train" in only:
         bench_train(args)
+    if "dup" in only:
+        bench_dup(args)
     if "memory" in only:
         bench_memory(args)
 
