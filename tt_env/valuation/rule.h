@@ -214,7 +214,9 @@ static int64_t tt_decide_discard(const tt_solver *S, const tt_rule *rule, const 
         double e = tt_expected(S, less, pos->unseen);
         less[k] += 1;
         if (e < 0) return -1;
-        double feed = keys[i] - (double)dv[k];
+        /* the feed again, not keys[i] - dv[k]: that difference rounds where the weight is
+           not a whole number, and Python's value adds the feed itself */
+        double feed = tt_feed(rule, k, w, pos->next_known);
         out->short_kind[n] = k;
         out->short_value[n] = (double)dv[k] - rule->lookahead * ((double)dv[k] - e) + feed;
         n++;
