@@ -178,12 +178,13 @@ static int64_t tt_decide_discard(const tt_solver *S, const tt_rule *rule, const 
     /* the legal discards ranked by (penalty + feed cost, -points, -kind); insertion sort:
        a dozen cards at most */
     int64_t kinds[53];
-    double keys[53];
+    double keys[53], feed[53]; /* feed by kind: the look-ahead adds it itself, as Python does */
     int m = 0;
     for (int64_t k = 0; k < 53; k++) {
         if (pos->allowed[k]) {
             kinds[m] = k;
-            keys[m] = (double)dv[k] + tt_feed(rule, k, w, pos->next_known);
+            feed[k] = tt_feed(rule, k, w, pos->next_known);
+            keys[m] = (double)dv[k] + feed[k];
             m++;
         }
     }
@@ -214,11 +215,8 @@ static int64_t tt_decide_discard(const tt_solver *S, const tt_rule *rule, const 
         double e = tt_expected(S, less, pos->unseen);
         less[k] += 1;
         if (e < 0) return -1;
-        /* the feed again, not keys[i] - dv[k]: that difference rounds where the weight is
-           not a whole number, and Python's value adds the feed itself */
-        double feed = tt_feed(rule, k, w, pos->next_known);
         out->short_kind[n] = k;
-        out->short_value[n] = (double)dv[k] - rule->lookahead * ((double)dv[k] - e) + feed;
+        out->short_value[n] = (double)dv[k] - rule->lookahead * ((double)dv[k] - e) + feed[k];
         n++;
     }
     if (n == 0) return -1; /* no candidate (candidates < 1 or a negative margin) */
