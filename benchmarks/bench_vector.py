@@ -15,7 +15,8 @@ alternating in chunks so that a change in the machine's speed hits both):
 4. ``train``: tt-train's setup (CardNet, its opponent pool, CardFeatures): the default
    (``vec_env="batch"``, 16 tables, n_steps 128) against the setup before it (4
    ``SubprocVecEnv`` processes, n_steps 512), and the share of a step spent in the environment
-   (against a do-nothing env with the same spaces, as ``bench_training.py``).
+   (against a do-nothing env with the same spaces, as ``bench_training.py``), and the learner's
+   arithmetic alone (CardNet's forward passes and PPO update, no environment, no SB3).
 5. ``dup``: the environment of duplicate-deal training (``baseline = "counting"``: every
    round replayed from the learner's first decision with counting in its seat), 16 tables of 4
    seats against counting: tt-train's batch, whose replays of all tables are answered
@@ -234,6 +235,66 @@ def bench_train(args) -> None:
     print(f"  {'do-nothing env, same spaces, 16 envs':52}{trivial:>10,.0f} steps/s")
     share = 100 * (1 - d / trivial)
     print(f"  default / before: {d / b:.2f}x; environment side of a step: {share:.0f}%")
+    alone = learner_alone(default, size, args.train_steps)
+    print(
+        f"  {'CardNet PPO arithmetic alone (no env, no SB3)':52}{alone:>10,.0f} steps/s "
+        f"({alone / trivial:.2f}x the do-nothing env)"
+    )
+
+
+def learner_alone(config, size: int, steps: int) -> float:
+    """Learner steps/s of the arithmetic any PPO on CardNet must do, with no environment and no
+    SB3: per rollout, ``n_steps`` forward passes over ``n_envs`` rows, then ``n_epochs`` passes
+    of masked log-probabilities, entropy, value loss, backward, gradient clipping and an Adam
+    step over minibatches of ``batch_size``. The ceiling of a lean PPO of our own."""
+    import torch
+
+    from tt_env.learned.network import CardNet, masked_logits
+    from tt_env.train.sb3 import net_kwargs_for
+
+    features = CardFeatures(config.make_rules(), lookahead=config.lookahead)
+    net = CardNet(**net_kwargs_for(config, features))
+    optimiser = torch.optim.Adam(net.parameters(), lr=config.learning_rate)
+    rollout = config.n_steps * config.n_envs
+    generator = torch.Generator().manual_seed(0)
+    x = torch.rand(rollout, size, generator=generator)
+    mask = torch.rand(rollout, 108, generator=generator) < 0.15
+    mask[:, 0] = True
+    actions = torch.zeros(rollout, dtype=torch.long)
+    old_log_prob, advantages, returns = (torch.randn(rollout, generator=generator) for _ in "abc")
+
+    def one_rollout() -> None:
+        with torch.no_grad():
+            for i in range(config.n_steps):
+                net(x[i * config.n_envs : (i + 1) * config.n_envs])
+        for _ in range(config.n_epochs):
+            order = torch.randperm(rollout, generator=generator)
+            for start in range(0, rollout, config.batch_size):
+                rows = order[start : start + config.batch_size]
+                logits, value = net(x[rows])
+                log_probs = torch.log_softmax(masked_logits(logits, mask[rows]), dim=-1)
+                log_prob = log_probs.gather(1, actions[rows, None]).squeeze(1)
+                ratio = torch.exp(log_prob - old_log_prob[rows])
+                clipped = torch.clamp(ratio, 1 - config.clip_range, 1 + config.clip_range)
+                policy_loss = -torch.min(ratio * advantages[rows], clipped * advantages[rows])
+                entropy = -(log_probs.exp() * log_probs).sum(-1)
+                value_loss = (value.squeeze(1) - returns[rows]) ** 2
+                loss = (
+                    policy_loss.mean()
+                    + config.vf_coef * value_loss.mean()
+                    - config.ent_coef * entropy.mean()
+                )
+                optimiser.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(net.parameters(), config.max_grad_norm)
+                optimiser.step()
+
+    one_rollout()  # warm
+    rounds = max(1, steps // rollout)
+    start = time.perf_counter()
+    for _ in range(rounds):
+        one_rollout()
+    return rounds * rollout / (time.perf_counter() - start)
 
 
 def bench_dup(args) -> None:
