@@ -24,7 +24,7 @@ alternating in chunks so that a change in the machine's speed hits both):
    together, against SB3's ``DummyVecEnv`` of the same tables, replaying one table at a time.
 6. ``memory``: the resident memory of a native batch over ``--soak`` learner steps.
 
-Torch runs on one thread. ``python benchmarks/bench_vector.py`` runs them all (about 10
+Torch runs on one thread. ``python benchmarks/bench_vector.py`` runs them all (about 4
 minutes on 2 cores); ``--only env,cheap`` picks some.
 """
 
