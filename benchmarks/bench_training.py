@@ -32,16 +32,19 @@ from tt_env.game.melds import _kernel  # noqa: E402
 from tt_env.learned.features import CardFeatures  # noqa: E402
 from tt_env.train import CardPolicy, TrainConfig, make_vec_env, net_kwargs_for  # noqa: E402
 
+LEGAL = [0, 1, 2, 5, 9]  # the legal actions of a do-nothing env
+LENGTH = 12  # the steps of its episodes
+
 
 class TrivialEnv(gymnasium.Env):
     """The spaces of the training env, no game: episodes of ``length`` steps."""
 
-    def __init__(self, size: int, length: int = 12) -> None:
+    def __init__(self, size: int, length: int = LENGTH) -> None:
         self.observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._obs = np.zeros(size, np.float32)
         self._mask = np.zeros(NUM_ACTIONS, bool)
-        self._mask[[0, 1, 2, 5, 9]] = True
+        self._mask[LEGAL] = True
         self.length = length
         self.t = 0
 

@@ -47,6 +47,9 @@ from tt_env.game.rules import Rules  # noqa: E402
 from tt_env.learned.features import CardFeatures  # noqa: E402
 from tt_env.vector.sb3 import TablesVecEnv  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_training, beside this file
+from bench_training import LEGAL, LENGTH  # noqa: E402
+
 ID = "tt_env/ThreeThirteen-v0"
 
 
@@ -223,15 +226,16 @@ def bench_ppo(args) -> None:
 
 
 class DoNothingVecEnv(TablesVecEnv):
-    """SB3's VecEnv interface with no game behind it: zero observations, five legal actions,
-    episodes of 12 steps. MaskablePPO on it runs at the speed of MaskablePPO alone."""
+    """SB3's VecEnv interface with no game behind it: the do-nothing env of
+    ``bench_training.py`` (zero observations, its legal actions and episode length) at every
+    table in one array. MaskablePPO on it runs at the speed of MaskablePPO alone."""
 
     def __init__(self, num_envs: int, observation_space, action_space) -> None:
         super().__init__(num_envs, observation_space, action_space)
         self.tables = []
         self._obs = np.zeros((num_envs, *observation_space.shape), observation_space.dtype)
         self._masks = np.zeros((num_envs, action_space.n), bool)
-        self._masks[:, [0, 1, 2, 5, 9]] = True
+        self._masks[:, LEGAL] = True
         self._t = 0
 
     def reset(self):
@@ -242,7 +246,7 @@ class DoNothingVecEnv(TablesVecEnv):
     def step_wait(self):
         self._take_actions()
         self._t += 1
-        done = self._t % 12 == 0
+        done = self._t % LENGTH == 0
         dones = np.full(self.num_envs, done)
         infos = [{"terminal_observation": self._obs[0]} if done else {} for _ in dones]
         return self._obs.copy(), dones.astype(np.float32), dones, infos
@@ -427,5 +431,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     main()
