@@ -57,6 +57,7 @@ HELP_GROUPS: dict[str, tuple[str, ...]] = {
         "bc_epochs",
         "bc_lr",
         "bc_batch_size",
+        "bc_value_temperature",
         "bc_opponents",
         "bc_data",
         "init_model",

@@ -103,6 +103,9 @@ class TrainConfig:
     """minibatch size of the warm-start fit"""
     bc_opponents: str = "counting=0.5,greedy=0.4,random=0.1"
     """opponent pool of the teacher's games"""
+    bc_value_temperature: float = 0.0
+    """fit the policy to the search's action values, softmax(-value / this, in points), where
+    the teacher searched, instead of only the action it played (0: the action alone)"""
     bc_data: str = ""
     """teacher decisions saved by earlier runs (their bc_data.npz; several: comma-separated) to
     fit instead of collecting new ones ("": collect bc_samples)"""
@@ -236,6 +239,7 @@ _RANGES: dict[str, tuple[float | None, float | None]] = {
     "exit_window": (1, None),
     "bc_epochs": (0, None),
     "bc_batch_size": (1, None),
+    "bc_value_temperature": (0.0, None),
     "checkpoint_every": (0, None),
     "eval_every": (0, None),
     "eval_games": (1, None),
@@ -383,6 +387,12 @@ def check_run(config: TrainConfig, resume_dir: str | os.PathLike | None = None) 
         for path in _data_paths(config.bc_data):
             if not path.is_file():
                 raise ValueError(f"setting bc_data: no such file: {path}")
+        if config.bc_value_temperature > 0:
+            _check_values_source(config)
+    elif config.bc_value_temperature > 0 and config.exit_iterations == 0:
+        raise ValueError(
+            "setting bc_value_temperature: no fit to a search to weigh (no bc_teacher)"
+        )
     if config.exit_iterations > 0:
         if not any(setting == "bc_opponents" for setting, _ in pools):
             pools.append(("bc_opponents", config.bc_opponents))
@@ -424,6 +434,30 @@ def check_run(config: TrainConfig, resume_dir: str | os.PathLike | None = None) 
     if config.output:
         _check_can_create(Path(config.output), f"output {config.output}")
     return rules
+
+
+def _check_values_source(config: TrainConfig) -> None:
+    """With bc_value_temperature, the warm start's decisions must carry the search's values:
+    every bc_data file has them, or the teacher collecting them is a search."""
+    import numpy as np
+
+    paths = _data_paths(config.bc_data)
+    for path in paths:
+        try:
+            with np.load(path, allow_pickle=False) as f:
+                has = "values" in f.files
+        except (OSError, ValueError, EOFError) as exc:
+            raise ValueError(f"setting bc_data {path}: not a teacher-data file ({exc})") from None
+        if not has:
+            raise ValueError(
+                f"setting bc_value_temperature: {path} holds no search values (its teacher "
+                "was not a search)"
+            )
+    if not paths and not config.bc_teacher.strip().lower().startswith("search"):
+        raise ValueError(
+            f"setting bc_value_temperature: the teacher {config.bc_teacher.strip()!r} is not a "
+            "search, so it gives no action values"
+        )
 
 
 def _check_exit_teacher(spec: str, num_players: int, rules: Rules) -> None:

@@ -30,9 +30,9 @@ from tt_env.encoding.actions import NUM_ACTIONS
 from tt_env.learned.model import read_model_file, save_model
 from tt_env.learned.network import load_numpy_weights, numpy_weights
 from tt_env.train.imitation import (
-    DATA_KEYS,
     behaviour_clone,
     collect_teacher_data,
+    join_teacher_data,
     load_teacher_data,
     save_teacher_data,
 )
@@ -114,7 +114,7 @@ def expert_iteration(trainer: Trainer, net: torch.nn.Module) -> None:
         parts = [data] + (
             [load_teacher_data(earlier, trainer.features.size, NUM_ACTIONS)] if earlier else []
         )
-        fit = {key: np.concatenate([p[key] for p in parts]) for key in DATA_KEYS}
+        fit = join_teacher_data(parts)
         changed = _overruled(data)
         trainer.log(
             f"  collected {len(data['action']):,} decisions in {collected:.0f} s (the search "
@@ -128,6 +128,7 @@ def expert_iteration(trainer: Trainer, net: torch.nn.Module) -> None:
             c.bc_batch_size,
             c.seed + k,
             lambda e, st: trainer.log(f"  epoch {e}: held-out accuracy {st['accuracy']:.3f}"),
+            c.bc_value_temperature,
         )
         state["decisions"] += int(len(data["action"]))
         record = {

@@ -124,6 +124,8 @@ def load_teacher_data(text: str, width: int, actions: int) -> dict[str, np.ndarr
         try:
             with np.load(path, allow_pickle=False) as f:
                 part = {k: f[k] for k in DATA_KEYS}
+                if "values" in f.files:
+                    part["values"] = f["values"]
         except (OSError, ValueError, KeyError, EOFError) as exc:
             raise ValueError(f"bc_data {path}: not a teacher-data file ({exc})") from None
         n = len(part["action"])
@@ -137,8 +139,28 @@ def load_teacher_data(text: str, width: int, actions: int) -> dict[str, np.ndarr
                 f"{part['x'].shape[1:]}, masks {part['mask'].shape[1:]}; this run: ({width},), "
                 f"({actions},)): other players, rules or features"
             )
+        if "values" in part and part["values"].shape != (n, actions):
+            raise ValueError(f"bc_data {path}: its values are {part['values'].shape[1:]} wide")
         parts.append(part)
-    return {k: np.concatenate([p[k] for p in parts]) for k in DATA_KEYS}
+    return join_teacher_data(parts)
+
+
+def join_teacher_data(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """The decisions of ``parts`` in one set; ``"values"`` too when every part has them."""
+    keys = DATA_KEYS + (("values",) if all("values" in p for p in parts) else ())
+    return {k: np.concatenate([p[k] for p in parts]) for k in keys}
+
+
+def value_targets(values: torch.Tensor, action: torch.Tensor, temperature: float) -> torch.Tensor:
+    """The policy targets of a fit to the search's action values: on a decision where the
+    search weighed two candidates or more (``values`` finite there; lower is better), the
+    softmax of ``-values / temperature`` over them; elsewhere all on the action played."""
+    weighed = torch.isfinite(values)
+    scores = torch.where(weighed, -values / temperature, torch.full_like(values, -torch.inf))
+    searched = weighed.sum(1) >= 2
+    soft = torch.softmax(torch.where(searched.unsqueeze(1), scores, 0.0), dim=1)
+    hard = torch.nn.functional.one_hot(action, values.shape[1]).to(values.dtype)
+    return torch.where(searched.unsqueeze(1), soft, hard)
 
 
 def collect_teacher_data(
@@ -191,9 +213,19 @@ def behaviour_clone(
     batch_size: int,
     seed: int,
     log=None,
+    temperature: float = 0.0,
 ) -> dict[str, float]:
     """Fit ``net`` to the teacher: cross-entropy of the masked policy on its actions, and the
-    value on the returns. Returns the held-out accuracy and losses."""
+    value on the returns. Returns the held-out accuracy and losses.
+
+    With ``temperature`` > 0 the policy's targets are the search's action values instead
+    (:func:`value_targets`, ``data["values"]`` required): the network learns by how much the
+    search preferred each candidate, not only which one it played."""
+    if temperature > 0 and "values" not in data:
+        raise ValueError(
+            "bc_value_temperature: the teacher data has no search values (collect them with "
+            "a search teacher)"
+        )
     gen = torch.Generator().manual_seed(seed)
     n = len(data["action"])
     order = torch.randperm(n, generator=gen)
@@ -203,6 +235,7 @@ def behaviour_clone(
     mask = torch.from_numpy(data["mask"])
     action = torch.from_numpy(data["action"])
     ret = torch.from_numpy(data["return"]).unsqueeze(1)
+    values = torch.from_numpy(data["values"]) if temperature > 0 else None
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     steps = epochs * math.ceil(len(train) / batch_size)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=max(1, steps))
@@ -227,9 +260,13 @@ def behaviour_clone(
         for i in range(0, len(perm), batch_size):
             idx = perm[i : i + batch_size]
             logits, value = net(x[idx])
-            loss = ce(masked_logits(logits, mask[idx]), action[idx]) + 0.5 * torch.mean(
-                (value - ret[idx]) ** 2
-            )
+            logits = masked_logits(logits, mask[idx])
+            if values is None:
+                policy = ce(logits, action[idx])
+            else:
+                target = value_targets(values[idx], action[idx], temperature)
+                policy = -(target * torch.log_softmax(logits, dim=1)).sum(1).mean()
+            loss = policy + 0.5 * torch.mean((value - ret[idx]) ** 2)
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), 1.0)

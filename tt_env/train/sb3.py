@@ -369,7 +369,9 @@ class Trainer:
                 f"{stats['policy_loss']:.3f}, value loss {stats['value_loss']:.3f}"
             )
 
-        stats = behaviour_clone(net, data, c.bc_epochs, c.bc_lr, c.bc_batch_size, c.seed, log)
+        stats = behaviour_clone(
+            net, data, c.bc_epochs, c.bc_lr, c.bc_batch_size, c.seed, log, c.bc_value_temperature
+        )
         self._state["bc"] = {
             "teacher": c.bc_teacher,
             "samples": int(len(data["action"])),
