@@ -93,3 +93,6 @@ def test_the_settings_refuse_a_teacher_without_values(tmp_path):
     with pytest.raises(ValueError, match="plain.npz holds no search values"):
         check_run(tiny_config(tmp_path, bc_data=str(plain), bc_value_temperature=1.0))
     check_run(tiny_config(tmp_path, bc_teacher="search(samples=4)", bc_value_temperature=1.0))
+    # with expert iteration the rounds' fits have values, whatever the warm start's teacher
+    exit_run = dict(exit_iterations=1, exit_teacher="search(samples=4)", bc_value_temperature=1.0)
+    check_run(tiny_config(tmp_path, **exit_run))

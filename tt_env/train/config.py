@@ -105,7 +105,8 @@ class TrainConfig:
     """opponent pool of the teacher's games"""
     bc_value_temperature: float = 0.0
     """fit the policy to the search's action values, softmax(-value / this, in points), where
-    the teacher searched, instead of only the action it played (0: the action alone)"""
+    the teacher searched, instead of only the action it played (0: the action alone); for the
+    warm start when its teacher is a search, and for every round of expert iteration"""
     bc_data: str = ""
     """teacher decisions saved by earlier runs (their bc_data.npz; several: comma-separated) to
     fit instead of collecting new ones ("": collect bc_samples)"""
@@ -387,7 +388,7 @@ def check_run(config: TrainConfig, resume_dir: str | os.PathLike | None = None) 
         for path in _data_paths(config.bc_data):
             if not path.is_file():
                 raise ValueError(f"setting bc_data: no such file: {path}")
-        if config.bc_value_temperature > 0:
+        if config.bc_value_temperature > 0 and config.exit_iterations == 0:
             _check_values_source(config)
     elif config.bc_value_temperature > 0 and config.exit_iterations == 0:
         raise ValueError(

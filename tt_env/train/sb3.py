@@ -369,8 +369,11 @@ class Trainer:
                 f"{stats['policy_loss']:.3f}, value loss {stats['value_loss']:.3f}"
             )
 
+        # the values weigh where there are any (a search teacher); the settings' check refused
+        # a run whose only fit is this one and has none
+        temperature = c.bc_value_temperature if "values" in data else 0.0
         stats = behaviour_clone(
-            net, data, c.bc_epochs, c.bc_lr, c.bc_batch_size, c.seed, log, c.bc_value_temperature
+            net, data, c.bc_epochs, c.bc_lr, c.bc_batch_size, c.seed, log, temperature
         )
         self._state["bc"] = {
             "teacher": c.bc_teacher,
