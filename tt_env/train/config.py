@@ -382,15 +382,17 @@ def check_run(config: TrainConfig, resume_dir: str | os.PathLike | None = None) 
     from tt_env.agents import split_specs
 
     named = [("eval_opponents", s) for s in split_specs(config.eval_opponents)]
+    # with expert iteration, every round weighs its own search; else the warm start must
+    values_in_warm_start = config.bc_value_temperature > 0 and config.exit_iterations == 0
     if config.bc_teacher.strip().lower() not in ("", "none"):
         pools.append(("bc_opponents", config.bc_opponents))
         named.append(("bc_teacher", config.bc_teacher.strip()))
         for path in _data_paths(config.bc_data):
             if not path.is_file():
                 raise ValueError(f"setting bc_data: no such file: {path}")
-        if config.bc_value_temperature > 0 and config.exit_iterations == 0:
+        if values_in_warm_start:
             _check_values_source(config)
-    elif config.bc_value_temperature > 0 and config.exit_iterations == 0:
+    elif values_in_warm_start:
         raise ValueError(
             "setting bc_value_temperature: no fit to a search to weigh (no bc_teacher)"
         )
