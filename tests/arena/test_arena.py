@@ -404,7 +404,7 @@ def test_default_run_includes_the_shipped_models_that_fit_the_table(capsys):
     two = ["led_distilled_2p_standard", "ppo_long_2p_standard"]
     assert specs == [*arena.DEFAULT_AGENTS, *two] and notes == []
     specs, notes = arena.default_agents(Rules(num_players=4))
-    four = ["led_distilled_4p_standard", "distilled_4p_standard"]
+    four = ["led_values_4p_standard", "led_distilled_4p_standard"]
     assert specs == [*arena.DEFAULT_AGENTS, *four] and notes == []
     assert arena.default_agents(Rules(num_players=3)) == (list(arena.DEFAULT_AGENTS), [])
     specs, notes = arena.default_agents(Rules(aces_high=True))

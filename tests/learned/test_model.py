@@ -40,6 +40,7 @@ SHIPPED_MODELS = [
     ("distilled_2p_standard", 2),
     ("distilled_4p_standard", 4),
     ("led_distilled_4p_standard", 4),
+    ("led_values_4p_standard", 4),
     ("ppo_2p_standard", 2),
 ]
 

@@ -19,8 +19,8 @@ DEFAULT_AGENTS = ("random", "greedy", "counting", "search(samples=16)")
 DEFAULT_MODELS = (
     "led_distilled_2p_standard",
     "ppo_long_2p_standard",
+    "led_values_4p_standard",
     "led_distilled_4p_standard",
-    "distilled_4p_standard",
 )
 DEFAULT_GAMES = 50  # deals of the default run: ~4 min of CPU, about 2 minutes on 2 idle cores
 
