@@ -3,6 +3,7 @@ learns from them that the played actions alone do not teach, and the settings it
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -11,13 +12,15 @@ import torch
 
 pytest.importorskip("sb3_contrib")
 
-from helpers import tiny_config  # noqa: E402
+from helpers import sb3_steps, tiny_config  # noqa: E402
 
+from tt_env.arena import run_tournament  # noqa: E402
 from tt_env.encoding.actions import NUM_ACTIONS  # noqa: E402
 from tt_env.game.rules import Rules  # noqa: E402
 from tt_env.learned.features import CardFeatures  # noqa: E402
+from tt_env.learned.model import load_model  # noqa: E402
 from tt_env.learned.network import CardNet, masked_logits  # noqa: E402
-from tt_env.train import check_run  # noqa: E402
+from tt_env.train import check_run, main, train  # noqa: E402
 from tt_env.train.imitation import behaviour_clone, value_targets  # noqa: E402
 
 
@@ -96,3 +99,40 @@ def test_the_settings_refuse_a_teacher_without_values(tmp_path):
     # with expert iteration the rounds' fits have values, whatever the warm start's teacher
     exit_run = dict(exit_iterations=1, exit_teacher="search(samples=4)", bc_value_temperature=1.0)
     check_run(tiny_config(tmp_path, **exit_run))
+
+
+def test_the_value_fit_recipe_saves_resumes_and_plays(tmp_path):
+    """The recipe of led_values_4p_standard, short: a led search's decisions are collected; a
+    new network is fitted to their values from two files joined (not to the choices: another
+    network than the choice fit of the same files); PPO goes on from it; the run resumes; the
+    model plays."""
+    teacher = "search(samples=4, prior=ppo_long_2p_standard)"
+    led = dict(bc_teacher=teacher, bc_opponents="counting", lookahead=True)
+    first = train(tiny_config(tmp_path, total_timesteps=0, run_name="collect", **led), "collect")
+    data = first.parent / "bc_data.npz"
+    with np.load(data) as f:
+        n = len(f["action"])
+    both = f"{data},{data}"
+    choices = tiny_config(tmp_path, total_timesteps=0, run_name="choices", bc_data=both, **led)
+    by_choice = load_model(train(choices, "choices").parent / "bc.npz")
+    config = tiny_config(
+        tmp_path,
+        run_name="values",
+        bc_data=both,
+        bc_value_temperature=1.0,
+        total_timesteps=512,
+        **led,
+    )
+    root = train(config, "values").parent
+    assert json.loads((root / "state.json").read_text())["bc"]["samples"] == 2 * n
+    by_value = load_model(root / "bc.npz")
+    assert any(not np.array_equal(by_value.weights[k], w) for k, w in by_choice.weights.items())
+    assert main(["--resume", str(root), "--total-timesteps", "1024", "--no-progress-bar"]) == 0
+    names = sorted(p.name for p in (root / "checkpoints").iterdir())
+    assert names == ["ckpt_000000512.zip", "ckpt_000001024.zip"]
+    assert sb3_steps(root / "checkpoints" / "ckpt_000001024.zip") == 1024
+    meta = load_model(root / "model.npz").metadata["training"]
+    assert meta["timesteps"] == 1024 and meta["config"]["bc_value_temperature"] == 1.0
+    assert meta["commands"][0] == "values" and meta["commands"][1].startswith("tt-train --resume")
+    result = run_tournament([str(root / "model.npz"), "counting"], Rules(), games=1, seed=4)
+    assert len(result.results) == 2
