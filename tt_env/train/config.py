@@ -382,7 +382,7 @@ def check_run(config: TrainConfig, resume_dir: str | os.PathLike | None = None) 
     from tt_env.agents import split_specs
 
     named = [("eval_opponents", s) for s in split_specs(config.eval_opponents)]
-    # with expert iteration, every round weighs its own search; else the warm start must
+    # with expert iteration every round's search gives values; else the warm start must have them
     values_in_warm_start = config.bc_value_temperature > 0 and config.exit_iterations == 0
     if config.bc_teacher.strip().lower() not in ("", "none"):
         pools.append(("bc_opponents", config.bc_opponents))
