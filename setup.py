@@ -26,6 +26,8 @@ HEADERS = [
     "tt_env/valuation/_crule.h",
     "tt_env/agents/search.h",
     "tt_env/learned/card_features.h",
+    "tt_env/util/rng.h",
+    "tt_env/game/core/game.h",
 ]
 # -O3: the searches are integer loops that the compiler unrolls and vectorises; no -march, so
 # that a wheel built here runs on any CPU of its architecture.
@@ -55,6 +57,7 @@ class BuildKernels(build_ext):
 setup(
     ext_modules=[
         kernel("tt_env.game.melds._csolver", "tt_env/game/melds/_csolver.c"),
+        kernel("tt_env.game._ccore", "tt_env/game/_ccore.c"),
         kernel("tt_env.valuation._crule", "tt_env/valuation/_crule.c"),
         kernel("tt_env.learned._cfeatures", "tt_env/learned/_cfeatures.c"),
         kernel("tt_env.agents._csearch", "tt_env/agents/_csearch.c"),

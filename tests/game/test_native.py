@@ -1,0 +1,138 @@
+"""The C engine (game/core/game.h) against the Python engine, step by step, on every option.
+
+Both play the same seeded games with the same random moves; after every move they must agree
+on the seat to move, the phase, the legal actions, every hand, the stock, the discard pile,
+the known cards, the melds on the table, the turns, the false go-outs and the scores.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tt_env.encoding.actions import NUM_ACTIONS, action_to_move, move_to_action
+from tt_env.game.cards import ALL_CARDS
+from tt_env.game.engine import Game, Phase
+from tt_env.game.native import core_module, new_game, shape_tuple
+from tt_env.game.rules import Rules
+
+pytestmark = pytest.mark.skipif(core_module() is None, reason="the C engine is not built")
+
+# Rule sets that together set every option (and several at once).
+RULE_SETS = {
+    "standard": Rules(),
+    "3p": Rules(num_players=3),
+    "one-wild": Rules.preset("one-wild"),
+    "aces-high-courts": Rules(num_players=4, aces_high=True, court_values=True),
+    "jokers-redemption": Rules(
+        num_players=4, jokers_per_deck=2, joker_layoff=True, redemption=True
+    ),
+    "false-out": Rules(num_players=3, false_out_penalty=20, discard_drawn_upcard=True),
+    "there-and-back": Rules(there_and_back=True, extra_rounds=2, double_court_rounds=True),
+    "all-wild-8p": Rules(num_players=8, all_wild_melds=True, jokers_per_deck=4, num_decks=3),
+    "short-rounds": Rules(num_players=2, max_turns_per_round=6, unused_wild_penalty=15),
+    "redemption-2p": Rules(redemption=True, joker_layoff=True, jokers_per_deck=1),
+}
+
+
+def python_state(game: Game) -> dict:
+    n = game.num_players
+    return {
+        "round_index": game.round_index,
+        "phase": int(game.phase),
+        "current": game.current,
+        "dealer": game.dealer,
+        "scores": list(game.scores),
+        "hands": [bytes(h) for h in game.all_hands()],
+        "taken": [bytes(game.known_cards(s)) for s in range(n)],
+        "stock": bytes(game.stock_cards()),
+        "discard_pile": bytes(int(c) for c in game.discard_pile),
+        "table": [
+            (m.seat, bytes(int(c) for c in m.cards), shape_tuple(m.shape)) for m in game.table
+        ],
+        "drawn_upcard": -1 if game.drawn_upcard is None else int(game.drawn_upcard),
+        "went_out": -1 if game.went_out is None else game.went_out,
+        "false_outs": list(game.false_outs),
+        "turns": game.turns,
+        "rounds_played": len(game.round_results),
+    }
+
+
+def python_mask(game: Game) -> bytes:
+    mask = bytearray(NUM_ACTIONS)
+    for move in game.legal_moves():
+        mask[move_to_action(move)] = 1
+    return bytes(mask)
+
+
+def compare(game: Game, core, where: str) -> None:
+    ours = core.state()
+    for key, value in python_state(game).items():
+        assert ours[key] == value, f"{where}: {key} differs: C {ours[key]!r}, Python {value!r}"
+    assert core.legal_mask() == python_mask(game), f"{where}: legal actions differ"
+
+
+def play_both(rules: Rules, seed: int, moves_rng: np.random.Generator, max_moves: int) -> int:
+    game = Game(rules, seed=seed)
+    core = new_game(rules, seed)
+    assert core.state()["first_dealer"] == game.first_dealer
+    compare(game, core, f"seed {seed} start")
+    for step in range(max_moves):
+        if game.is_over:
+            break
+        legal = [move_to_action(m) for m in game.legal_moves()]
+        # Go out when possible half the time: rounds end by going out, as in real play.
+        outs = [a for a in legal if a >= 55]
+        action = int(moves_rng.choice(outs if outs and moves_rng.random() < 0.5 else legal))
+        outcome = game.apply(action_to_move(action))
+        core.apply(action)
+        where = f"seed {seed} step {step} ({action_to_move(action)})"
+        compare(game, core, where)
+        ours = core.state()
+        assert ours["last_card"] == outcome.card, where
+        assert bool(ours["last_rebuilt"]) == outcome.rebuilt, where
+        assert bool(ours["last_went_out"]) == outcome.went_out, where
+        assert bool(ours["last_false_out"]) == outcome.false_out, where
+        assert bool(ours["last_laid"]) == outcome.laid, where
+        result = outcome.round_result
+        assert bool(ours["last_round_ended"]) == (result is not None), where
+        if result is not None:
+            assert ours["last_penalties"] == list(result.penalties), where
+            assert ours["last_deadwood"] == list(result.deadwood_points), where
+            ended = {"out": 1, "turn_cap": 2, "no_cards": 3}[result.ended_by]
+            assert ours["ended_by"] == ended, where
+    return step
+
+
+@pytest.mark.parametrize("name", sorted(RULE_SETS))
+def test_the_c_engine_plays_as_the_python_engine(name):
+    rules = RULE_SETS[name]
+    moves_rng = np.random.default_rng(sum(map(ord, name)))
+    for seed in (0, 1, 2**32 + 7, 123456789):
+        play_both(rules, seed, moves_rng, max_moves=400)
+
+
+def test_an_illegal_action_is_refused_and_changes_nothing():
+    core = new_game(Rules(), 3)
+    before = core.state()
+    for action in (2, 55, 107, -1, 108):
+        with pytest.raises(ValueError, match="not legal"):
+            core.apply(action)
+    assert core.state() == before
+    assert ALL_CARDS  # the card table the moves name
+
+
+def test_the_game_ends_with_the_python_engine_scores():
+    rules = Rules(num_players=3)
+    game = Game(rules, seed=11)
+    core = new_game(rules, 11)
+    moves_rng = np.random.default_rng(5)
+    while not game.is_over:
+        legal = [move_to_action(m) for m in game.legal_moves()]
+        action = legal[-1] if moves_rng.random() < 0.7 else int(moves_rng.choice(legal))
+        game.apply(action_to_move(action))
+        core.apply(action)
+    state = core.state()
+    assert state["phase"] == int(Phase.GAME_OVER)
+    assert state["scores"] == game.scores
+    assert core.legal_mask() == bytes(NUM_ACTIONS)

@@ -1,0 +1,411 @@
+/* tt_env.game._ccore: the C game engine (game/core/game.h) as a Python extension module.
+
+   One type, CoreGame(rules, seed, solver): a game under `rules` (the tuple that
+   tt_env.game.core.rules_tuple builds from a tt_env.Rules), asking `solver` (an object with
+   go_out, penalty, arrange and redeem methods: tt_env.game.core.SolverService) what the engine
+   does not decide itself. Every argument is checked here, before the engine sees it. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "game/core/game.h"
+
+/* ------------------------------------------------------------------ the solver service */
+
+typedef struct {
+    PyObject *solver; /* borrowed from the CoreGame that owns the service */
+} service_ctx;
+
+/* An int result of a solver method, or -1 with the exception set. */
+static int64_t int_of(PyObject *result, int64_t low, int64_t high, const char *what) {
+    if (result == NULL) return -1;
+    long long value = PyLong_AsLongLong(result);
+    Py_DECREF(result);
+    if (value == -1 && PyErr_Occurred()) return -1;
+    if (value < low || value > high) {
+        PyErr_Format(PyExc_ValueError, "solver %s returned %lld, outside %lld..%lld", what, value,
+                     (long long)low, (long long)high);
+        return -1;
+    }
+    return value;
+}
+
+static int64_t svc_go_out(void *ctx, int round, const uint8_t *counts) {
+    PyObject *solver = ((service_ctx *)ctx)->solver;
+    PyObject *result = PyObject_CallMethod(solver, "go_out", "iy#", round, (const char *)counts,
+                                           (Py_ssize_t)TT_KINDS);
+    return int_of(result, 0, (((int64_t)1) << TT_KINDS) - 1, "go_out");
+}
+
+static int64_t svc_penalty(void *ctx, int round, const uint8_t *counts, int joker_free) {
+    PyObject *solver = ((service_ctx *)ctx)->solver;
+    PyObject *result = PyObject_CallMethod(solver, "penalty", "iy#i", round, (const char *)counts,
+                                           (Py_ssize_t)TT_KINDS, joker_free);
+    return int_of(result, 0, ((int64_t)1) << 40, "penalty");
+}
+
+/* A shape from a 7-tuple (kind, rank, suit, low, high, wilds, size). */
+static int shape_of(PyObject *obj, tt_shape *shape) {
+    long v[7];
+    if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != 7) {
+        PyErr_SetString(PyExc_ValueError, "a meld shape is a tuple of 7 ints");
+        return -1;
+    }
+    static const long low[7] = {0, 0, -1, 0, 0, 0, 1}, high[7] = {2, 13, 3, 14, 14, 10000, 10000};
+    for (int i = 0; i < 7; i++) {
+        v[i] = PyLong_AsLong(PyTuple_GET_ITEM(obj, i));
+        if (v[i] == -1 && PyErr_Occurred()) return -1;
+        if (v[i] < low[i] || v[i] > high[i]) {
+            PyErr_Format(PyExc_ValueError, "meld shape field %d is %ld, outside %ld..%ld", i, v[i],
+                         low[i], high[i]);
+            return -1;
+        }
+    }
+    *shape = (tt_shape){(int8_t)v[0], (int8_t)v[1], (int8_t)v[2], (int8_t)v[3],
+                        (int8_t)v[4], (int16_t)v[5], (int16_t)v[6]};
+    return 0;
+}
+
+/* Card kinds from a bytes object, appended to out (room checked). */
+static int cards_of(PyObject *obj, uint8_t *out, int *n, int room) {
+    if (!PyBytes_Check(obj)) {
+        PyErr_SetString(PyExc_TypeError, "meld cards must be bytes of card kinds");
+        return -1;
+    }
+    Py_ssize_t size = PyBytes_GET_SIZE(obj);
+    const uint8_t *data = (const uint8_t *)PyBytes_AS_STRING(obj);
+    if (*n + size > room) {
+        PyErr_SetString(PyExc_ValueError, "too many meld cards");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < size; i++) {
+        if (data[i] >= TT_KINDS) {
+            PyErr_Format(PyExc_ValueError, "no such card kind: %d", data[i]);
+            return -1;
+        }
+        out[(*n)++] = data[i];
+    }
+    return 0;
+}
+
+/* A list of (cards, shape) into melds; every card must be in counts. */
+static int melds_of(PyObject *list, tt_melds *out, const uint8_t *counts) {
+    if (!PyList_Check(list) || PyList_GET_SIZE(list) > TT_MAX_TABLE) {
+        PyErr_SetString(PyExc_ValueError, "melds must be a list of (cards, shape)");
+        return -1;
+    }
+    uint8_t left[TT_KINDS];
+    memcpy(left, counts, TT_KINDS);
+    out->count = 0;
+    out->ncards = 0;
+    for (Py_ssize_t m = 0; m < PyList_GET_SIZE(list); m++) {
+        PyObject *item = PyList_GET_ITEM(list, m);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 2) {
+            PyErr_SetString(PyExc_ValueError, "a meld is a (cards, shape) tuple");
+            return -1;
+        }
+        int start = out->ncards;
+        if (cards_of(PyTuple_GET_ITEM(item, 0), out->card, &out->ncards, TT_MAX_CARDS) < 0)
+            return -1;
+        if (shape_of(PyTuple_GET_ITEM(item, 1), &out->shape[out->count]) < 0) return -1;
+        if (out->shape[out->count].size != out->ncards - start) {
+            PyErr_SetString(PyExc_ValueError, "a meld's size is not its number of cards");
+            return -1;
+        }
+        for (int i = start; i < out->ncards; i++) {
+            if (!left[out->card[i]]) {
+                PyErr_SetString(PyExc_ValueError, "a meld holds a card the hand does not");
+                return -1;
+            }
+            left[out->card[i]]--;
+        }
+        out->count++;
+    }
+    return 0;
+}
+
+static int svc_arrange(void *ctx, int round, const uint8_t *counts, tt_melds *out) {
+    PyObject *solver = ((service_ctx *)ctx)->solver;
+    PyObject *result = PyObject_CallMethod(solver, "arrange", "iy#", round, (const char *)counts,
+                                           (Py_ssize_t)TT_KINDS);
+    if (result == NULL) return -1;
+    int status = melds_of(result, out, counts);
+    Py_DECREF(result);
+    return status;
+}
+
+static PyObject *shape_tuple(const tt_shape *s) {
+    return Py_BuildValue("(iiiiiii)", s->kind, s->rank, s->suit, s->low, s->high, s->wilds,
+                         s->size);
+}
+
+static int svc_redeem(void *ctx, int round, const uint8_t *counts, const tt_table *table,
+                      int joker_free, tt_redemption *out) {
+    PyObject *solver = ((service_ctx *)ctx)->solver;
+    PyObject *shapes = PyList_New(table->count);
+    if (shapes == NULL) return -1;
+    for (int m = 0; m < table->count; m++) {
+        PyObject *s = shape_tuple(&table->shape[m]);
+        if (s == NULL) {
+            Py_DECREF(shapes);
+            return -1;
+        }
+        PyList_SET_ITEM(shapes, m, s);
+    }
+    PyObject *result = PyObject_CallMethod(solver, "redeem", "iy#Oi", round, (const char *)counts,
+                                           (Py_ssize_t)TT_KINDS, shapes, joker_free);
+    Py_DECREF(shapes);
+    if (result == NULL) return -1;
+    int status = -1;
+    PyObject *laid, *new_shapes, *own;
+    long long points;
+    if (!PyArg_ParseTuple(result, "OOOL", &laid, &new_shapes, &own, &points)) goto done;
+    if (!PyList_Check(laid) || !PyList_Check(new_shapes) ||
+        PyList_GET_SIZE(new_shapes) != table->count || points < 0) {
+        PyErr_SetString(PyExc_ValueError, "solver redeem returned a malformed result");
+        goto done;
+    }
+    uint8_t left[TT_KINDS];
+    memcpy(left, counts, TT_KINDS);
+    out->nlaid_off = 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(laid); i++) {
+        int card, onto;
+        if (!PyArg_ParseTuple(PyList_GET_ITEM(laid, i), "ii", &card, &onto)) goto done;
+        if (card < 0 || card >= TT_KINDS || !left[card] || onto < 0 || onto >= table->count ||
+            out->nlaid_off >= TT_MAX_CARDS) {
+            PyErr_SetString(PyExc_ValueError, "solver redeem laid off a card it cannot");
+            goto done;
+        }
+        left[card]--;
+        out->laid_off_card[out->nlaid_off] = (uint8_t)card;
+        out->laid_off_onto[out->nlaid_off++] = (uint8_t)onto;
+    }
+    for (int m = 0; m < table->count; m++)
+        if (shape_of(PyList_GET_ITEM(new_shapes, m), &out->table_shape[m]) < 0) goto done;
+    if (melds_of(own, &out->own, left) < 0) goto done;
+    out->points = points;
+    status = 0;
+done:
+    Py_DECREF(result);
+    return status;
+}
+
+/* ------------------------------------------------------------------ CoreGame */
+
+typedef struct {
+    PyObject_HEAD
+    tt_rules rules;
+    tt_game game;
+    tt_redemption scratch;
+    PyObject *solver;
+    service_ctx ctx;
+    tt_solver_service svc;
+    int broken; /* a solver failure mid-move left the game undefined */
+} CoreGameObject;
+
+static void CoreGame_dealloc(CoreGameObject *self) {
+    Py_XDECREF(self->solver);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* rules: (num_players, decks, jokers_per_deck, cards_dealt tuple, wild_rank tuple, multiplier
+   tuple, turn_cap, discard_drawn_upcard, redemption, joker_layoff, false_out_penalty or -1). */
+static int read_rules(PyObject *spec, tt_rules *R) {
+    PyObject *cards, *wild, *mult;
+    if (!PyArg_ParseTuple(spec, "iiiOOOiiiii:rules", &R->num_players, &R->decks,
+                          &R->jokers_per_deck, &cards, &wild, &mult, &R->turn_cap,
+                          &R->discard_drawn_upcard, &R->redemption, &R->joker_layoff,
+                          &R->false_out_penalty))
+        return -1;
+    if (R->num_players < 2 || R->num_players > TT_MAX_SEATS || R->decks < 1 || R->decks > 12 ||
+        R->jokers_per_deck < 0 || R->jokers_per_deck > 4 || R->turn_cap < 1 ||
+        R->turn_cap > 10000 || R->false_out_penalty < -1 || R->false_out_penalty > 1000) {
+        PyErr_SetString(PyExc_ValueError, "rules out of range");
+        return -1;
+    }
+    if (!PyTuple_Check(cards) || !PyTuple_Check(wild) || !PyTuple_Check(mult) ||
+        PyTuple_GET_SIZE(cards) < 1 || PyTuple_GET_SIZE(cards) > TT_MAX_ROUNDS ||
+        PyTuple_GET_SIZE(wild) != PyTuple_GET_SIZE(cards) ||
+        PyTuple_GET_SIZE(mult) != PyTuple_GET_SIZE(cards)) {
+        PyErr_SetString(PyExc_ValueError, "rules: rounds must be three tuples of one length");
+        return -1;
+    }
+    R->num_rounds = (int)PyTuple_GET_SIZE(cards);
+    const int deck = R->decks * (52 + R->jokers_per_deck);
+    for (int i = 0; i < R->num_rounds; i++) {
+        R->cards_dealt[i] = (int)PyLong_AsLong(PyTuple_GET_ITEM(cards, i));
+        R->wild_rank[i] = (int)PyLong_AsLong(PyTuple_GET_ITEM(wild, i));
+        R->multiplier[i] = (int)PyLong_AsLong(PyTuple_GET_ITEM(mult, i));
+        if (PyErr_Occurred()) return -1;
+        if (R->cards_dealt[i] < 1 || R->num_players * R->cards_dealt[i] + 1 > deck ||
+            R->wild_rank[i] < 1 || R->wild_rank[i] > 13 || R->multiplier[i] < 1 ||
+            R->multiplier[i] > 2) {
+            PyErr_SetString(PyExc_ValueError, "rules: a round out of range");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static PyObject *CoreGame_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    static char *names[] = {"rules", "seed", "solver", NULL};
+    PyObject *spec, *seed_obj, *solver;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OO:CoreGame", names, &PyTuple_Type, &spec,
+                                     &seed_obj, &solver))
+        return NULL;
+    unsigned long long seed = PyLong_AsUnsignedLongLong(seed_obj);
+    if (seed == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_SetString(PyExc_ValueError, "seed must be an integer 0..2**64-1");
+        return NULL;
+    }
+    CoreGameObject *self = (CoreGameObject *)type->tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    if (read_rules(spec, &self->rules) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    Py_INCREF(solver);
+    self->solver = solver;
+    self->ctx.solver = solver;
+    self->svc = (tt_solver_service){&self->ctx, svc_go_out, svc_penalty, svc_arrange, svc_redeem};
+    tt_game_init(&self->game, &self->rules, seed);
+    return (PyObject *)self;
+}
+
+static int check_usable(CoreGameObject *self) {
+    if (self->broken) {
+        PyErr_SetString(PyExc_RuntimeError, "this game was left undefined by a solver failure");
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *CoreGame_legal_mask(CoreGameObject *self, PyObject *Py_UNUSED(ignored)) {
+    if (check_usable(self) < 0) return NULL;
+    int8_t mask[TT_ACTIONS];
+    if (tt_legal_mask(&self->game, &self->svc, mask) < 0) return NULL;
+    return PyBytes_FromStringAndSize((const char *)mask, TT_ACTIONS);
+}
+
+static PyObject *CoreGame_apply(CoreGameObject *self, PyObject *arg) {
+    if (check_usable(self) < 0) return NULL;
+    long action = PyLong_AsLong(arg);
+    if (action == -1 && PyErr_Occurred()) return NULL;
+    int status = tt_apply(&self->game, &self->svc, (int)action, &self->scratch);
+    if (status == TT_ILLEGAL) {
+        PyErr_Format(PyExc_ValueError, "action %ld is not legal for seat %d now", action,
+                     self->game.current);
+        return NULL;
+    }
+    if (status < 0) {
+        self->broken = 1;
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_RuntimeError, "the table has no room for another meld");
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *bytes_list(const uint8_t (*rows)[TT_KINDS], int n) {
+    PyObject *list = PyList_New(n);
+    if (list == NULL) return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *b = PyBytes_FromStringAndSize((const char *)rows[i], TT_KINDS);
+        if (b == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, b);
+    }
+    return list;
+}
+
+static PyObject *int_list(const int64_t *values, int n) {
+    PyObject *list = PyList_New(n);
+    if (list == NULL) return NULL;
+    for (int i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromLongLong(values[i]);
+        if (v == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, v);
+    }
+    return list;
+}
+
+static PyObject *table_list(const tt_table *t) {
+    PyObject *list = PyList_New(t->count);
+    if (list == NULL) return NULL;
+    for (int m = 0; m < t->count; m++) {
+        uint8_t cards[TT_MAX_CARDS];
+        int n = 0;
+        for (int i = 0; i < t->ncards; i++)
+            if (t->meld_of[i] == m) cards[n++] = t->card[i];
+        PyObject *item = Py_BuildValue("(iy#N)", t->seat[m], (const char *)cards, (Py_ssize_t)n,
+                                       shape_tuple(&t->shape[m]));
+        if (item == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, m, item);
+    }
+    return list;
+}
+
+/* The whole state as a dict (tests compare it with the Python engine's). */
+static PyObject *CoreGame_state(CoreGameObject *self, PyObject *Py_UNUSED(ignored)) {
+    const tt_game *g = &self->game;
+    const int n = self->rules.num_players;
+    return Py_BuildValue(
+        "{s:i,s:i,s:i,s:i,s:i,s:N,s:N,s:N,s:y#,s:y#,s:N,s:i,s:i,s:N,s:i,s:i,s:i,s:N,s:N,s:i,"
+        "s:i,s:i,s:i,s:i,s:i}",
+        "first_dealer", g->first_dealer, "round_index", g->round_index, "phase", g->phase,
+        "current", g->current, "dealer", tt_dealer(g), "scores", int_list(g->scores, n), "hands",
+        bytes_list((const uint8_t(*)[TT_KINDS])g->hands, n), "taken",
+        bytes_list((const uint8_t(*)[TT_KINDS])g->taken, n), "stock", (const char *)g->stock,
+        (Py_ssize_t)g->nstock, "discard_pile", (const char *)g->pile, (Py_ssize_t)g->npile,
+        "table", table_list(&g->table), "drawn_upcard", g->drawn_upcard, "went_out", g->went_out,
+        "false_outs", int_list(g->false_outs, n), "turns", g->turns, "rounds_played",
+        g->rounds_played, "ended_by", g->ended_by, "last_penalties",
+        int_list(g->last_penalties, n), "last_deadwood", int_list(g->last_deadwood, n),
+        "last_card", g->last_card, "last_rebuilt", g->last_rebuilt, "last_went_out",
+        g->last_went_out, "last_false_out", g->last_false_out, "last_laid", g->last_laid,
+        "last_round_ended", g->last_round_ended);
+}
+
+static PyMethodDef CoreGame_methods[] = {
+    {"legal_mask", (PyCFunction)CoreGame_legal_mask, METH_NOARGS,
+     "The legal actions now, as 108 bytes of 0/1."},
+    {"apply", (PyCFunction)CoreGame_apply, METH_O,
+     "Play an action (0..107) for the seat to move; ValueError if it is not legal."},
+    {"state", (PyCFunction)CoreGame_state, METH_NOARGS, "The whole state, as a dict."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject CoreGameType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tt_env.game._ccore.CoreGame",
+    .tp_basicsize = sizeof(CoreGameObject),
+    .tp_dealloc = (destructor)CoreGame_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "One game on the C engine: CoreGame(rules, seed, solver).",
+    .tp_methods = CoreGame_methods,
+    .tp_new = CoreGame_new,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "tt_env.game._ccore", "The C game engine.", -1, NULL, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__ccore(void) {
+    if (PyType_Ready(&CoreGameType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&CoreGameType);
+    if (PyModule_AddObject(m, "CoreGame", (PyObject *)&CoreGameType) < 0) {
+        Py_DECREF(&CoreGameType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,128 @@
+"""The game engine in C (``game/core/game.h``): the rules it reads and the solver it asks.
+
+The C engine keeps the state of a game and plays its moves; what it does not decide itself
+(the discards that go out, the arrangement laid down, a hand's fewest penalty, the redemption's
+lay-offs) it asks a solver service. :class:`SolverService` answers with the exact solver of
+:mod:`tt_env.game.melds`. :func:`rules_tuple` derives, once, what the engine reads of a
+:class:`~tt_env.game.rules.Rules`: every option lives there, none is decided again in C.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from tt_env.game.cards import ALL_CARDS, NUM_KINDS
+from tt_env.game.going_out import go_out_discards
+from tt_env.game.melds import MeldShape, lay_off, min_penalty, solve
+from tt_env.game.rules import Rules
+
+_KINDS_OF_MELD = {"set": 0, "run": 1, "wild": 2}
+_MELD_KINDS = ("set", "run", "wild")
+
+
+def core_module():
+    """The C engine's extension module (``tt_env.game._ccore``), or None when it is not built."""
+    try:
+        return importlib.import_module("tt_env.game._ccore")
+    except ImportError:
+        return None
+
+
+def rules_tuple(rules: Rules) -> tuple:
+    """What the C engine reads of ``rules``: every round's cards, wild rank and multiplier, the
+    decks, the turn cap and the options that change play."""
+    rounds = rules.rounds
+    return (
+        rules.num_players,
+        rules.decks,
+        rules.jokers_per_deck,
+        tuple(r.cards for r in rounds),
+        tuple(r.wild_rank for r in rounds),
+        tuple(rules.score_multiplier(r.wild_rank) for r in rounds),
+        rules.turn_cap,
+        int(rules.discard_drawn_upcard),
+        int(rules.redemption),
+        int(rules.joker_layoff),
+        -1 if rules.false_out_penalty is None else rules.false_out_penalty,
+    )
+
+
+def shape_tuple(shape: MeldShape) -> tuple[int, ...]:
+    """A meld shape as the C engine holds it: (kind, rank, suit, low, high, wilds, size)."""
+    return (
+        _KINDS_OF_MELD[shape.kind],
+        shape.rank,
+        shape.suit,
+        shape.low,
+        shape.high,
+        shape.wilds,
+        shape.size,
+    )
+
+
+def shape_of(values: tuple[int, ...]) -> MeldShape:
+    """The :class:`MeldShape` of a C engine's shape tuple."""
+    kind, rank, suit, low, high, wilds, size = values
+    return MeldShape(
+        kind=_MELD_KINDS[kind], rank=rank, suit=suit, low=low, high=high, wilds=wilds, size=size
+    )
+
+
+def _cards(counts: bytes) -> list:
+    return [ALL_CARDS[k] for k in range(NUM_KINDS) for _ in range(counts[k])]
+
+
+class SolverService:
+    """The solver as the C engine asks it, one rule set: every answer exact
+    (:mod:`tt_env.game.melds`). ``round`` is the index of the round in play."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self._wild_ranks = tuple(r.wild_rank for r in rules.rounds)
+
+    def go_out(self, round: int, counts: bytes) -> int:
+        """Bits k of the discards that leave ``counts`` (a hand after its draw) no deadwood."""
+        bits = 0
+        for k in go_out_discards(counts, self._wild_ranks[round], self.rules):
+            bits |= 1 << k
+        return bits
+
+    def penalty(self, round: int, counts: bytes, joker_free: int) -> int:
+        """The fewest penalty of ``counts``; ``joker_free``: a leftover joker costs 0."""
+        return min_penalty(
+            tuple(counts), self._wild_ranks[round], self.rules, 0 if joker_free else None
+        )
+
+    def arrange(self, round: int, counts: bytes) -> list[tuple[bytes, tuple[int, ...]]]:
+        """The best arrangement's melds, as (cards, shape) pairs."""
+        arrangement = solve(_cards(counts), self._wild_ranks[round], self.rules)
+        return [
+            (bytes(int(c) for c in cards), shape_tuple(shape))
+            for cards, shape in zip(arrangement.melds, arrangement.shapes)
+        ]
+
+    def redeem(self, round: int, counts: bytes, table: list, joker_free: int):
+        """Redemption: (cards laid off as (card, table meld index), the table's shapes after,
+        own melds as (cards, shape) pairs, the points left)."""
+        result = lay_off(
+            _cards(counts),
+            [shape_of(s) for s in table],
+            self._wild_ranks[round],
+            self.rules,
+            joker_penalty=0 if joker_free else None,
+        )
+        laid = [(int(c), index) for index, cards in result.layoffs for c in cards]
+        arrangement = result.arrangement
+        own = [
+            (bytes(int(c) for c in cards), shape_tuple(shape))
+            for cards, shape in zip(arrangement.melds, arrangement.shapes)
+        ]
+        return laid, [shape_tuple(s) for s in result.table], own, arrangement.points
+
+
+def new_game(rules: Rules, seed: int):
+    """A game on the C engine (``tt_env.game._ccore.CoreGame``) with the exact solver."""
+    module = core_module()
+    if module is None:
+        raise RuntimeError("the C engine (tt_env.game._ccore) is not built")
+    return module.CoreGame(rules_tuple(rules), seed, SolverService(rules))
