@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from tt_env.encoding.actions import NUM_ACTIONS, action_to_move, move_to_action
+from tt_env.encoding.observation import OBSERVATION_PIECES, encode
 from tt_env.game.cards import ALL_CARDS
 from tt_env.game.engine import Game, Phase
 from tt_env.game.native import core_module, new_game, shape_tuple
@@ -70,6 +71,18 @@ def compare(game: Game, core, where: str) -> None:
     for key, value in python_state(game).items():
         assert ours[key] == value, f"{where}: {key} differs: C {ours[key]!r}, Python {value!r}"
     assert core.legal_mask() == python_mask(game), f"{where}: legal actions differ"
+    for seat in range(game.num_players):
+        expected = encode(game.view(seat), game.rules)
+        observed = np.frombuffer(core.observation(seat), np.float32)
+        assert np.array_equal(observed, expected), f"{where}: seat {seat}'s observation differs"
+
+
+def compare_ended(game: Game, core, where: str) -> None:
+    ended = game.ended_round()
+    for seat in range(game.num_players):
+        expected = encode(ended.view(seat), game.rules)
+        observed = np.frombuffer(core.observation(seat, True), np.float32)
+        assert np.array_equal(observed, expected), f"{where}: seat {seat}'s final view differs"
 
 
 def play_both(rules: Rules, seed: int, moves_rng: np.random.Generator, max_moves: int) -> int:
@@ -97,6 +110,7 @@ def play_both(rules: Rules, seed: int, moves_rng: np.random.Generator, max_moves
         result = outcome.round_result
         assert bool(ours["last_round_ended"]) == (result is not None), where
         if result is not None:
+            compare_ended(game, core, where)
             assert ours["last_penalties"] == list(result.penalties), where
             assert ours["last_deadwood"] == list(result.deadwood_points), where
             ended = {"out": 1, "turn_cap": 2, "no_cards": 3}[result.ended_by]
@@ -110,6 +124,23 @@ def test_the_c_engine_plays_as_the_python_engine(name):
     moves_rng = np.random.default_rng(sum(map(ord, name)))
     for seed in (0, 1, 2**32 + 7, 123456789):
         play_both(rules, seed, moves_rng, max_moves=400)
+
+
+def test_the_c_engine_names_the_pieces_of_the_observation_table():
+    assert sorted(core_module().PIECES) == sorted(p.name for p in OBSERVATION_PIECES)
+
+
+def test_the_python_solver_alone_gives_the_same_games():
+    rules = RULE_SETS["jokers-redemption"]
+    moves_rng = np.random.default_rng(3)
+    for seed in (4, 5):
+        game, core = Game(rules, seed=seed), new_game(rules, seed, compiled_solver=False)
+        while not game.is_over:
+            legal = [move_to_action(m) for m in game.legal_moves()]
+            action = int(moves_rng.choice(legal))
+            game.apply(action_to_move(action))
+            core.apply(action)
+            compare(game, core, f"seed {seed}")
 
 
 def test_an_illegal_action_is_refused_and_changes_nothing():

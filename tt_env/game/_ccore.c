@@ -9,12 +9,30 @@
 #include <Python.h>
 
 #include "game/core/game.h"
+#include "game/core/observe.h"
+#include "game/melds/_csolver.h"
 
 /* ------------------------------------------------------------------ the solver service */
 
+/* The compiled solver answers where it serves the configuration and certifies the hand; the
+   Python solver (`solver`, exact for every input) answers the rest, so every answer is the one
+   tt_env.game.melds gives. */
 typedef struct {
-    PyObject *solver; /* borrowed from the CoreGame that owns the service */
+    PyObject *solver;                              /* borrowed from the owning CoreGame */
+    const tt_solver *kernel[TT_MAX_ROUNDS][2];     /* [round][joker_free]; NULL: Python */
+    int64_t scratch[TT_KINDS];
+    int64_t keys[TT_ARRANGE_KEYS];
+    int64_t runs[TT_ARRANGE_RUNS];
+    uint8_t cards[TT_ARRANGE_CARDS];
 } service_ctx;
+
+/* A meld shape from a key of the kernel's arrange (tt_meld_key). */
+static tt_shape shape_of_key(int64_t key) {
+    return (tt_shape){(int8_t)(key & 3),          (int8_t)(key >> 2 & 15),
+                      (int8_t)((key >> 6 & 7) - 1), (int8_t)(key >> 9 & 15),
+                      (int8_t)(key >> 13 & 15),    (int16_t)(key >> 17 & 127),
+                      (int16_t)(key >> 24 & 127)};
+}
 
 /* An int result of a solver method, or -1 with the exception set. */
 static int64_t int_of(PyObject *result, int64_t low, int64_t high, const char *what) {
@@ -31,14 +49,26 @@ static int64_t int_of(PyObject *result, int64_t low, int64_t high, const char *w
 }
 
 static int64_t svc_go_out(void *ctx, int round, const uint8_t *counts) {
-    PyObject *solver = ((service_ctx *)ctx)->solver;
+    service_ctx *c = ctx;
+    const tt_solver *S = c->kernel[round][0];
+    if (S != NULL && tt_hand_size(counts) <= TT_MAX_HAND) {
+        int64_t bits = tt_go_out(S, counts, c->scratch);
+        if (bits >= 0) return bits;
+    }
+    PyObject *solver = c->solver;
     PyObject *result = PyObject_CallMethod(solver, "go_out", "iy#", round, (const char *)counts,
                                            (Py_ssize_t)TT_KINDS);
     return int_of(result, 0, (((int64_t)1) << TT_KINDS) - 1, "go_out");
 }
 
 static int64_t svc_penalty(void *ctx, int round, const uint8_t *counts, int joker_free) {
-    PyObject *solver = ((service_ctx *)ctx)->solver;
+    service_ctx *c = ctx;
+    const tt_solver *S = c->kernel[round][joker_free ? 1 : 0];
+    if (S != NULL) {
+        int64_t points = tt_evaluate(S, counts, 0);
+        if (points >= 0) return points;
+    }
+    PyObject *solver = c->solver;
     PyObject *result = PyObject_CallMethod(solver, "penalty", "iy#i", round, (const char *)counts,
                                            (Py_ssize_t)TT_KINDS, joker_free);
     return int_of(result, 0, ((int64_t)1) << 40, "penalty");
@@ -105,7 +135,7 @@ static int melds_of(PyObject *list, tt_melds *out, const uint8_t *counts) {
             return -1;
         }
         int start = out->ncards;
-        if (cards_of(PyTuple_GET_ITEM(item, 0), out->card, &out->ncards, TT_MAX_CARDS) < 0)
+        if (cards_of(PyTuple_GET_ITEM(item, 0), out->card, &out->ncards, TT_DECK_MAX) < 0)
             return -1;
         if (shape_of(PyTuple_GET_ITEM(item, 1), &out->shape[out->count]) < 0) return -1;
         if (out->shape[out->count].size != out->ncards - start) {
@@ -125,7 +155,19 @@ static int melds_of(PyObject *list, tt_melds *out, const uint8_t *counts) {
 }
 
 static int svc_arrange(void *ctx, int round, const uint8_t *counts, tt_melds *out) {
-    PyObject *solver = ((service_ctx *)ctx)->solver;
+    service_ctx *c = ctx;
+    const tt_solver *S = c->kernel[round][0];
+    if (S != NULL && tt_hand_size(counts) <= TT_MAX_HAND) {
+        tt_arrangement a = tt_arrange(S, counts, c->cards, c->keys, c->runs);
+        if (a.points >= 0) {
+            out->count = (int)a.melds;
+            out->ncards = (int)a.cards;
+            for (int m = 0; m < out->count; m++) out->shape[m] = shape_of_key(c->keys[m]);
+            memcpy(out->card, c->cards, (size_t)a.cards);
+            return 0;
+        }
+    }
+    PyObject *solver = c->solver;
     PyObject *result = PyObject_CallMethod(solver, "arrange", "iy#", round, (const char *)counts,
                                            (Py_ssize_t)TT_KINDS);
     if (result == NULL) return -1;
@@ -172,7 +214,7 @@ static int svc_redeem(void *ctx, int round, const uint8_t *counts, const tt_tabl
         int card, onto;
         if (!PyArg_ParseTuple(PyList_GET_ITEM(laid, i), "ii", &card, &onto)) goto done;
         if (card < 0 || card >= TT_KINDS || !left[card] || onto < 0 || onto >= table->count ||
-            out->nlaid_off >= TT_MAX_CARDS) {
+            out->nlaid_off >= TT_DECK_MAX) {
             PyErr_SetString(PyExc_ValueError, "solver redeem laid off a card it cannot");
             goto done;
         }
@@ -196,8 +238,12 @@ typedef struct {
     PyObject_HEAD
     tt_rules rules;
     tt_game game;
+    tt_game ended; /* the game as the round that ended last left it */
+    tt_layout layout;
+    int has_layout;
     tt_redemption scratch;
     PyObject *solver;
+    PyObject *kernels; /* keeps the Kernel objects the service reads alive */
     service_ctx ctx;
     tt_solver_service svc;
     int broken; /* a solver failure mid-move left the game undefined */
@@ -205,6 +251,7 @@ typedef struct {
 
 static void CoreGame_dealloc(CoreGameObject *self) {
     Py_XDECREF(self->solver);
+    Py_XDECREF(self->kernels);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -247,11 +294,42 @@ static int read_rules(PyObject *spec, tt_rules *R) {
     return 0;
 }
 
+/* kernels: per round, a pair (Kernel or None, Kernel or None): the compiled solver of the
+   round's configuration, and of the same with a leftover joker free (joker_layoff). */
+static int read_kernels(PyObject *kernels, const tt_rules *R, service_ctx *ctx) {
+    if (PyTuple_GET_SIZE(kernels) != R->num_rounds) {
+        PyErr_Format(PyExc_ValueError, "kernels: one pair per round (%d), got %zd", R->num_rounds,
+                     PyTuple_GET_SIZE(kernels));
+        return -1;
+    }
+    for (int r = 0; r < R->num_rounds; r++) {
+        PyObject *pair = PyTuple_GET_ITEM(kernels, r);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_ValueError, "kernels: each round's is a pair");
+            return -1;
+        }
+        for (int j = 0; j < 2; j++) {
+            PyObject *k = PyTuple_GET_ITEM(pair, j);
+            ctx->kernel[r][j] = NULL;
+            if (k == Py_None) continue;
+            tt_KernelObject *kernel = tt_kernel_of(k, "every kernel");
+            if (kernel == NULL) return -1;
+            if (kernel->s.w != R->wild_rank[r] - 1) {
+                PyErr_Format(PyExc_ValueError, "kernels: round %d's kernel is for another wild rank",
+                             r);
+                return -1;
+            }
+            ctx->kernel[r][j] = &kernel->s;
+        }
+    }
+    return 0;
+}
+
 static PyObject *CoreGame_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    static char *names[] = {"rules", "seed", "solver", NULL};
-    PyObject *spec, *seed_obj, *solver;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OO:CoreGame", names, &PyTuple_Type, &spec,
-                                     &seed_obj, &solver))
+    static char *names[] = {"rules", "seed", "solver", "kernels", NULL};
+    PyObject *spec, *seed_obj, *solver, *kernels = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OO|O!:CoreGame", names, &PyTuple_Type, &spec,
+                                     &seed_obj, &solver, &PyTuple_Type, &kernels))
         return NULL;
     unsigned long long seed = PyLong_AsUnsignedLongLong(seed_obj);
     if (seed == (unsigned long long)-1 && PyErr_Occurred()) {
@@ -264,11 +342,19 @@ static PyObject *CoreGame_new(PyTypeObject *type, PyObject *args, PyObject *kwds
         Py_DECREF(self);
         return NULL;
     }
+    if (kernels != NULL && read_kernels(kernels, &self->rules, &self->ctx) < 0) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    if (kernels != NULL) {
+        Py_INCREF(kernels);
+        self->kernels = kernels;
+    }
     Py_INCREF(solver);
     self->solver = solver;
     self->ctx.solver = solver;
     self->svc = (tt_solver_service){&self->ctx, svc_go_out, svc_penalty, svc_arrange, svc_redeem};
-    tt_game_init(&self->game, &self->rules, seed);
+    tt_game_init(&self->game, &self->rules, seed, &self->ended);
     return (PyObject *)self;
 }
 
@@ -338,7 +424,7 @@ static PyObject *table_list(const tt_table *t) {
     PyObject *list = PyList_New(t->count);
     if (list == NULL) return NULL;
     for (int m = 0; m < t->count; m++) {
-        uint8_t cards[TT_MAX_CARDS];
+        uint8_t cards[TT_DECK_MAX];
         int n = 0;
         for (int i = 0; i < t->ncards; i++)
             if (t->meld_of[i] == m) cards[n++] = t->card[i];
@@ -374,7 +460,65 @@ static PyObject *CoreGame_state(CoreGameObject *self, PyObject *Py_UNUSED(ignore
         "last_round_ended", g->last_round_ended);
 }
 
+/* set_layout(starts, size): where each observation piece starts (in the order of
+   OBSERVATION_PIECES), and the vector's size. */
+static PyObject *CoreGame_set_layout(CoreGameObject *self, PyObject *args) {
+    PyObject *starts;
+    int size;
+    if (!PyArg_ParseTuple(args, "O!i:set_layout", &PyTuple_Type, &starts, &size)) return NULL;
+    if (PyTuple_GET_SIZE(starts) != TT_PIECES || size < 1 || size > 100000) {
+        PyErr_Format(PyExc_ValueError, "set_layout takes %d starts and a size", TT_PIECES);
+        return NULL;
+    }
+    /* every piece must lie inside the vector: the widest rows are n x 53 */
+    const int n = self->rules.num_players;
+    static const int width[TT_PIECES] = {53, 53, 53, 53, 53, 13, 13, 1, 2, 1, 1, 1, 53, 1, 1, 1, 1, 1};
+    static const int per_seat[TT_PIECES] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1};
+    for (int i = 0; i < TT_PIECES; i++) {
+        long start = PyLong_AsLong(PyTuple_GET_ITEM(starts, i));
+        if (start == -1 && PyErr_Occurred()) return NULL;
+        long end = start + width[i] * (per_seat[i] ? n : 1);
+        if (start < 0 || end > size) {
+            PyErr_Format(PyExc_ValueError, "observation piece %d lies outside the vector", i);
+            return NULL;
+        }
+        self->layout.start[i] = (int)start;
+    }
+    self->layout.size = size;
+    self->has_layout = 1;
+    Py_RETURN_NONE;
+}
+
+/* observation(seat, ended=False): the seat's observation as float32 bytes; of the game as the
+   round that ended last left it, with `ended`. */
+static PyObject *CoreGame_observation(CoreGameObject *self, PyObject *args) {
+    int seat, ended = 0;
+    if (!PyArg_ParseTuple(args, "i|p:observation", &seat, &ended)) return NULL;
+    if (!self->has_layout) {
+        PyErr_SetString(PyExc_RuntimeError, "call set_layout() first");
+        return NULL;
+    }
+    if (seat < 0 || seat >= self->rules.num_players) {
+        PyErr_Format(PyExc_ValueError, "seat must be 0..%d, got %d", self->rules.num_players - 1,
+                     seat);
+        return NULL;
+    }
+    if (ended && self->game.rounds_played == 0) {
+        PyErr_SetString(PyExc_ValueError, "no round has ended yet");
+        return NULL;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)self->layout.size * 4);
+    if (out == NULL) return NULL;
+    tt_observe(ended ? &self->ended : &self->game, seat, &self->layout,
+               (float *)PyBytes_AS_STRING(out));
+    return out;
+}
+
 static PyMethodDef CoreGame_methods[] = {
+    {"set_layout", (PyCFunction)CoreGame_set_layout, METH_VARARGS,
+     "Where each observation piece starts, and the vector's size."},
+    {"observation", (PyCFunction)CoreGame_observation, METH_VARARGS,
+     "A seat's observation (float32 bytes); of the last ended round with ended=True."},
     {"legal_mask", (PyCFunction)CoreGame_legal_mask, METH_NOARGS,
      "The legal actions now, as 108 bytes of 0/1."},
     {"apply", (PyCFunction)CoreGame_apply, METH_O,
@@ -401,6 +545,15 @@ PyMODINIT_FUNC PyInit__ccore(void) {
     if (PyType_Ready(&CoreGameType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
+    PyObject *pieces = Py_BuildValue(
+        "(ssssssssssssssssss)", "hand", "drawn_upcard", "top_discard", "discard_below", "table",
+        "wild_rank", "cards_dealt", "rounds_left", "phase", "final_turn", "stock_size",
+        "turns_left", "known", "hand_size", "went_out", "score", "to_move", "dealer");
+    if (pieces == NULL || PyModule_AddObject(m, "PIECES", pieces) < 0) {
+        Py_XDECREF(pieces);
+        Py_DECREF(m);
+        return NULL;
+    }
     Py_INCREF(&CoreGameType);
     if (PyModule_AddObject(m, "CoreGame", (PyObject *)&CoreGameType) < 0) {
         Py_DECREF(&CoreGameType);

@@ -13,7 +13,7 @@ import importlib
 
 from tt_env.game.cards import ALL_CARDS, NUM_KINDS
 from tt_env.game.going_out import go_out_discards
-from tt_env.game.melds import MeldShape, lay_off, min_penalty, solve
+from tt_env.game.melds import MeldShape, kernel_of, lay_off, min_penalty, solve, solver_config
 from tt_env.game.rules import Rules
 
 _KINDS_OF_MELD = {"set": 0, "run": 1, "wild": 2}
@@ -120,9 +120,37 @@ class SolverService:
         return laid, [shape_tuple(s) for s in result.table], own, arrangement.points
 
 
-def new_game(rules: Rules, seed: int):
-    """A game on the C engine (``tt_env.game._ccore.CoreGame``) with the exact solver."""
+def kernels(rules: Rules) -> tuple:
+    """Per round, the compiled solver's kernels (each ``None`` where it does not serve): the
+    round's configuration, and the same with a leftover joker free (``joker_layoff``)."""
+
+    def compiled(wild_rank: int, joker_penalty: int | None):
+        kernel = kernel_of(solver_config(rules, wild_rank, joker_penalty))
+        return None if kernel is None else kernel.c
+
+    return tuple((compiled(r.wild_rank, None), compiled(r.wild_rank, 0)) for r in rules.rounds)
+
+
+def layout_tuple(num_players: int) -> tuple[tuple[int, ...], int]:
+    """Where each observation piece starts (in the order the C engine names them, its
+    ``PIECES``), and the vector's size: the C layout, read from the one piece table."""
+    from tt_env.encoding.observation import observation_layout
+
+    layout = observation_layout(num_players)
+    return tuple(layout.start(name) for name in core_module().PIECES), layout.size
+
+
+def new_game(rules: Rules, seed: int, *, compiled_solver: bool = True):
+    """A game on the C engine (``tt_env.game._ccore.CoreGame``) with the exact solver: the
+    compiled kernel where it serves, the Python solver elsewhere (or everywhere, without
+    ``compiled_solver``)."""
     module = core_module()
     if module is None:
         raise RuntimeError("the C engine (tt_env.game._ccore) is not built")
-    return module.CoreGame(rules_tuple(rules), seed, SolverService(rules))
+    service = SolverService(rules)
+    if compiled_solver:
+        game = module.CoreGame(rules_tuple(rules), seed, service, kernels(rules))
+    else:
+        game = module.CoreGame(rules_tuple(rules), seed, service)
+    game.set_layout(*layout_tuple(rules.num_players))
+    return game

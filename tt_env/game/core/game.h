@@ -33,11 +33,11 @@
 
 #define TT_MAX_SEATS 8
 #define TT_MAX_ROUNDS 32
-#define TT_MAX_CARDS (12 * 56) /* 12 decks of 52 cards and 4 jokers */
+#define TT_DECK_MAX (12 * 56) /* 12 decks of 52 cards and 4 jokers */
 #define TT_MAX_TABLE 128       /* melds on the table in one round */
 
 /* The phases of tt_env.game.moves.Phase. */
-enum tt_phase { TT_DRAW = 0, TT_DISCARD = 1, TT_GAME_OVER = 2 };
+enum tt_phase { TT_DRAW = 0, TT_DISCARD = 1, TT_GAME_OVER = 2, TT_ROUND_OVER = 3 };
 
 /* How a round ended (RoundResult.ended_by). */
 enum tt_ended_by { TT_NOT_ENDED = 0, TT_ENDED_OUT = 1, TT_ENDED_TURN_CAP = 2, TT_ENDED_NO_CARDS = 3 };
@@ -76,8 +76,8 @@ typedef struct {
     int8_t seat[TT_MAX_TABLE];
     tt_shape shape[TT_MAX_TABLE];
     int ncards;
-    uint8_t card[TT_MAX_CARDS];
-    uint8_t meld_of[TT_MAX_CARDS];
+    uint8_t card[TT_DECK_MAX];
+    uint8_t meld_of[TT_DECK_MAX];
 } tt_table;
 
 /* Melds spelled out by the solver service: cards in meld order, one shape per meld. */
@@ -85,15 +85,15 @@ typedef struct {
     int count;
     tt_shape shape[TT_MAX_TABLE];
     int ncards;
-    uint8_t card[TT_MAX_CARDS];
+    uint8_t card[TT_DECK_MAX];
 } tt_melds;
 
 /* A redemption: the cards laid off onto table melds, the table's new shapes, the seat's own
    melds laid down, and the points left. */
 typedef struct {
     int nlaid_off;
-    uint8_t laid_off_card[TT_MAX_CARDS];
-    uint8_t laid_off_onto[TT_MAX_CARDS]; /* index of the table meld */
+    uint8_t laid_off_card[TT_DECK_MAX];
+    uint8_t laid_off_onto[TT_DECK_MAX]; /* index of the table meld */
     tt_shape table_shape[TT_MAX_TABLE];  /* every table meld after the lay-offs */
     tt_melds own;
     int64_t points;
@@ -116,7 +116,8 @@ typedef struct {
 } tt_solver_service;
 
 /* One game. */
-typedef struct {
+typedef struct tt_game tt_game;
+struct tt_game {
     const tt_rules *rules;
     uint64_t seed;
     int first_dealer;
@@ -128,9 +129,9 @@ typedef struct {
     uint8_t hands[TT_MAX_SEATS][TT_KINDS];
     uint8_t taken[TT_MAX_SEATS][TT_KINDS]; /* known to be held (Game.known_cards) */
     int nstock;
-    uint8_t stock[TT_MAX_CARDS]; /* the top of the stock is the last card */
+    uint8_t stock[TT_DECK_MAX]; /* the top of the stock is the last card */
     int npile;
-    uint8_t pile[TT_MAX_CARDS]; /* the top discard is the last card */
+    uint8_t pile[TT_DECK_MAX]; /* the top discard is the last card */
     tt_table table;
     int drawn_upcard; /* taken from the discard pile this turn, or -1 */
     int went_out;     /* the seat that went out, or -1 */
@@ -147,7 +148,10 @@ typedef struct {
     /* the last move */
     int last_card;
     int last_rebuilt, last_went_out, last_false_out, last_laid, last_round_ended;
-} tt_game;
+    /* Where to keep the game as the round that ended last left it (Game.ended_round), or NULL:
+       the round is scored and the next one dealt within the move that ends it. */
+    tt_game *ended;
+};
 
 /* ------------------------------------------------------------------ round flow */
 
@@ -164,7 +168,7 @@ static inline int tt_wild_rank(const tt_game *g) { return g->rules->wild_rank[g-
 static void tt_deal(tt_game *g) {
     const tt_rules *R = g->rules;
     const int n = R->num_players;
-    uint8_t deck[TT_MAX_CARDS];
+    uint8_t deck[TT_DECK_MAX];
     int size = 0;
     for (int d = 0; d < R->decks; d++) { /* tt_env.game.cards.make_deck's order */
         for (int k = 0; k < 52; k++) deck[size++] = (uint8_t)k;
@@ -201,8 +205,9 @@ static void tt_deal(tt_game *g) {
 }
 
 /* A new game: the first dealer is drawn from the seed (RULES.md), then round 1 is dealt. */
-static void tt_game_init(tt_game *g, const tt_rules *rules, uint64_t seed) {
+static void tt_game_init(tt_game *g, const tt_rules *rules, uint64_t seed, tt_game *ended) {
     memset(g, 0, sizeof *g);
+    g->ended = ended;
     g->rules = rules;
     g->seed = seed;
     tt_rng rng;
@@ -343,6 +348,12 @@ static int tt_end_round(tt_game *g, const tt_solver_service *svc, int ended_by) 
     g->ended_by = ended_by;
     g->rounds_played++;
     g->last_round_ended = 1;
+    if (g->ended != NULL) {
+        tt_game *snapshot = g->ended;
+        memcpy(snapshot, g, sizeof *g);
+        snapshot->ended = NULL;
+        snapshot->phase = g->round_index + 1 < R->num_rounds ? TT_ROUND_OVER : TT_GAME_OVER;
+    }
     if (g->round_index + 1 < R->num_rounds) {
         g->round_index++;
         tt_deal(g);
