@@ -28,6 +28,9 @@ HEADERS = [
     "tt_env/learned/card_features.h",
     "tt_env/util/rng.h",
     "tt_env/game/core/game.h",
+    "tt_env/game/core/observe.h",
+    "tt_env/game/_service.h",
+    "tt_env/vector/table.h",
 ]
 # -O3: the searches are integer loops that the compiler unrolls and vectorises; no -march, so
 # that a wheel built here runs on any CPU of its architecture.
@@ -51,6 +54,7 @@ class BuildKernels(build_ext):
         if self.compiler.compiler_type != "msvc":
             for ext in self.extensions:
                 ext.extra_compile_args = UNIX_FLAGS
+                ext.extra_link_args = ["-pthread"]  # the batch steps its tables on threads
         super().build_extensions()
 
 
@@ -58,6 +62,7 @@ setup(
     ext_modules=[
         kernel("tt_env.game.melds._csolver", "tt_env/game/melds/_csolver.c"),
         kernel("tt_env.game._ccore", "tt_env/game/_ccore.c"),
+        kernel("tt_env.vector._cbatch", "tt_env/vector/_cbatch.c"),
         kernel("tt_env.valuation._crule", "tt_env/valuation/_crule.c"),
         kernel("tt_env.learned._cfeatures", "tt_env/learned/_cfeatures.c"),
         kernel("tt_env.agents._csearch", "tt_env/agents/_csearch.c"),

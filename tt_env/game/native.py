@@ -13,7 +13,15 @@ import importlib
 
 from tt_env.game.cards import ALL_CARDS, NUM_KINDS
 from tt_env.game.going_out import go_out_discards
-from tt_env.game.melds import MeldShape, kernel_of, lay_off, min_penalty, solve, solver_config
+from tt_env.game.melds import (
+    MeldShape,
+    kernel_of,
+    lay_off,
+    min_penalty,
+    private_kernels,
+    solve,
+    solver_config,
+)
 from tt_env.game.rules import Rules
 
 _KINDS_OF_MELD = {"set": 0, "run": 1, "wild": 2}
@@ -129,6 +137,14 @@ def kernels(rules: Rules) -> tuple:
         return None if kernel is None else kernel.c
 
     return tuple((compiled(r.wild_rank, None), compiled(r.wild_rank, 0)) for r in rules.rounds)
+
+
+def thread_kernels(rules: Rules) -> tuple:
+    """:func:`kernels` of their own, shared with no other thread (see
+    :func:`tt_env.game.melds.private_kernels`)."""
+    cfgs = [solver_config(rules, r.wild_rank, jp) for r in rules.rounds for jp in (None, 0)]
+    own = [None if k is None else k.c for k in private_kernels(cfgs)]
+    return tuple(zip(own[0::2], own[1::2]))
 
 
 def layout_tuple(num_players: int) -> tuple[tuple[int, ...], int]:

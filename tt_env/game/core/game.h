@@ -431,13 +431,11 @@ static int tt_discard(tt_game *g, const tt_solver_service *svc, int seat, int ca
     return TT_OK;
 }
 
-/* Play `action` for the seat to move. TT_ILLEGAL leaves the game as it was; TT_SOLVER or
-   TT_FULL mid-move leave it undefined (the caller discards the game). `scratch` is the
-   caller's (a redemption is large). */
-static int tt_apply(tt_game *g, const tt_solver_service *svc, int action, tt_redemption *scratch) {
-    int8_t mask[TT_ACTIONS];
-    int legal = tt_legal_mask(g, svc, mask);
-    if (legal < 0) return legal;
+/* Play `action` for the seat to move, `mask` being the legal mask of the game as it stands
+   (tt_legal_mask). TT_ILLEGAL leaves the game as it was; TT_SOLVER or TT_FULL mid-move leave it
+   undefined (the caller discards the game). `scratch` is the caller's (a redemption is large). */
+static int tt_apply_masked(tt_game *g, const tt_solver_service *svc, int action,
+                           const int8_t *mask, tt_redemption *scratch) {
     if (action < 0 || action >= TT_ACTIONS || !mask[action]) return TT_ILLEGAL;
     const int seat = g->current;
     g->last_rebuilt = g->last_went_out = g->last_false_out = g->last_laid = 0;
@@ -467,6 +465,14 @@ static int tt_apply(tt_game *g, const tt_solver_service *svc, int action, tt_red
     const int card = action - (going_out ? TT_ACT_GO_OUT : TT_ACT_DISCARD);
     g->last_card = card;
     return tt_discard(g, svc, seat, card, going_out, scratch);
+}
+
+/* tt_apply_masked() with the mask computed here. */
+static int tt_apply(tt_game *g, const tt_solver_service *svc, int action, tt_redemption *scratch) {
+    int8_t mask[TT_ACTIONS];
+    int legal = tt_legal_mask(g, svc, mask);
+    if (legal < 0) return legal;
+    return tt_apply_masked(g, svc, action, mask, scratch);
 }
 
 #endif /* TT_GAME_CORE_H */

@@ -77,7 +77,7 @@ from tt_env.game.melds._cache import set_budget as set_cache_budget
 from tt_env.game.melds._config import _Config, _config
 from tt_env.game.melds._fast import _fast, _hand
 from tt_env.game.melds._inputs import MAX_HAND_CARDS, _check_counts, _check_size, _counts_of
-from tt_env.game.melds._kernel import kernel_for, kernel_module, meld_of_key
+from tt_env.game.melds._kernel import kernel_for, kernel_module, meld_of_key, private_kernels
 from tt_env.game.melds._kernel import status as kernel_status
 from tt_env.game.melds._layoff import lay_off
 from tt_env.game.melds._meld import is_meld
@@ -106,6 +106,7 @@ __all__ = [
     "kernel_module",
     "kernel_of",
     "kernel_status",
+    "private_kernels",
     "solver_config",
 ]
 

@@ -120,7 +120,7 @@ class Kernel:
         "keys",
     )
 
-    def __init__(self, native, cfg) -> None:
+    def __init__(self, native, cfg, tables=None) -> None:
         self.native = native
         self.w = cfg.wpos
         par = np.zeros(native.PAR_SIZE, np.int64)
@@ -128,11 +128,11 @@ class Kernel:
         par[native.P_TOP] = cfg.top
         par[native.P_ALL_WILD] = int(cfg.all_wild)
         self.par = par
-        natural = tuple(cfg.rules.card_points(r) for r in range(1, NUM_RANKS + 1))
-        key = (cfg.top, natural)
-        tables = _TABLES.get(key)
         if tables is None:
-            tables = _TABLES[key] = native.Tables(natural, cfg.top, MEMO_SLOTS)
+            key = _tables_key(cfg)
+            tables = _TABLES.get(key)
+            if tables is None:
+                tables = _TABLES[key] = native.Tables(key[1], cfg.top, MEMO_SLOTS)
         self.tables = tables
         self.ws = np.zeros(native.WS_SIZE, np.int64)
         self.out53 = np.zeros(53, np.int64)
@@ -199,6 +199,31 @@ class Kernel:
         ``out53``, the discard values of ``counts`` in ``dv53`` (buffers reused by the next
         call); returns the hand's value. -1 anywhere: not certified."""
         return self.c.after_draw(counts, weights)
+
+
+def _tables_key(cfg) -> tuple:
+    """The suit tables a configuration reads: its top position and natural penalties."""
+    return cfg.top, tuple(cfg.rules.card_points(r) for r in range(1, NUM_RANKS + 1))
+
+
+def private_kernels(cfgs) -> list[Kernel | None]:
+    """Kernels of ``cfgs`` (each None where the kernel does not serve it) that share their
+    workspaces and suit tables with no other kernel: for one thread of a batch, which solves
+    without the GIL while other threads solve on theirs (the memo of a suit table is written
+    as it solves)."""
+    if kernel_module() is None:
+        return [None] * len(cfgs)
+    own: dict[tuple, object] = {}
+    kernels = []
+    for cfg in cfgs:
+        if kernel_for(cfg) is None:
+            kernels.append(None)
+            continue
+        key = _tables_key(cfg)
+        if key not in own:
+            own[key] = _state["native"].Tables(key[1], cfg.top, MEMO_SLOTS)
+        kernels.append(Kernel(_state["native"], cfg, own[key]))
+    return kernels
 
 
 def kernel_for(cfg) -> Kernel | None:

@@ -1,0 +1,163 @@
+"""The compiled batch (vector/_cbatch.c): every table in one call, the AEC env's games."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tt_env.game.rules import Rules
+from tt_env.vector import SelfPlayVectorEnv
+from tt_env.vector.native import CompiledSelfPlay, batch_module
+
+pytestmark = pytest.mark.skipif(batch_module() is None, reason="the compiled batch is not built")
+
+CASES = {
+    "standard-game": (Rules(), "game", "penalty"),
+    "round-episodes": (Rules(), "round", "penalty"),
+    "3p-relative": (Rules(num_players=3), "game", "relative"),
+    # the Python solver answers on the batch's threads (a cap on wilds, redemption's lay-offs)
+    "one-wild-redemption": (
+        Rules.preset("one-wild", num_players=3, redemption=True, jokers_per_deck=1),
+        "round",
+        "penalty",
+    ),
+    "false-out-turn-cap": (
+        Rules(false_out_penalty=20, max_turns_per_round=12, aces_high=True),
+        "round",
+        "relative",
+    ),
+}
+
+
+def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return (rng.random(masks.shape) * masks.astype(bool)).argmax(1)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_table_plays_the_aec_envs_games(name):
+    """Table i of reset(seed=s) plays SelfPlayVectorEnv's table i, step for step, through the
+    autoresets: observations, rewards, terminations, seats, and the masks (an ended table's
+    row is all ones here, all zeros there)."""
+    rules, episode, reward = CASES[name]
+    n = 6
+    ours = CompiledSelfPlay(n, rules, episode=episode, reward=reward, num_threads=2)
+    theirs = SelfPlayVectorEnv(n, rules=rules, episode=episode, reward=reward)
+    obs, infos = theirs.reset(seed=100)
+    ours.reset(100)
+    assert np.array_equal(ours.observations, obs)
+    assert np.array_equal(ours.masks, infos["action_mask"])
+    assert np.array_equal(ours.seats, infos["seat"])
+    rng = np.random.default_rng(1)
+    ended = 0
+    for step in range(1200 if name == "one-wild-redemption" else 2500):
+        actions = random_actions(ours.masks, rng)
+        obs, rewards, terminations, _, infos = theirs.step(actions)
+        ours.step(actions)
+        where = f"{name} step {step}"
+        assert np.array_equal(ours.terminations, terminations), where
+        assert np.array_equal(ours.rewards, rewards), where
+        assert np.array_equal(ours.observations, obs), where
+        assert np.array_equal(ours.seats, infos["seat"]), where
+        masks = infos["action_mask"].copy()
+        masks[terminations] = 1
+        assert np.array_equal(ours.masks, masks), where
+        ended += int(terminations.sum())
+    assert ended > 0  # the autoresets were exercised
+
+
+def test_one_thread_or_several_play_the_same_games():
+    rules = Rules(num_players=4)
+    batches = [CompiledSelfPlay(9, rules, num_threads=t) for t in (1, 2, 3)]
+    for batch in batches:
+        batch.reset(7)
+    rng = np.random.default_rng(2)
+    for _ in range(300):
+        actions = random_actions(batches[0].masks, rng)
+        for batch in batches:
+            batch.step(actions)
+        for batch in batches[1:]:
+            assert np.array_equal(batch.observations, batches[0].observations)
+            assert np.array_equal(batch.rewards, batches[0].rewards)
+            assert np.array_equal(batch.masks, batches[0].masks)
+
+
+def test_an_ended_tables_mask_is_usable_by_a_masked_softmax():
+    batch = CompiledSelfPlay(4, Rules(max_turns_per_round=2), episode="round", num_threads=1)
+    batch.reset(0)
+    rng = np.random.default_rng(0)
+    while not batch.terminations.any():
+        batch.step(random_actions(batch.masks, rng))
+    rows = batch.masks[batch.terminations]
+    assert (rows == 1).all()
+    logits = np.where(rows.astype(bool), 0.0, -np.inf)
+    probabilities = np.exp(logits - logits.max(1, keepdims=True))
+    assert np.isfinite(probabilities / probabilities.sum(1, keepdims=True)).all()
+    # whatever action is given for an ended table, it starts its next episode
+    actions = random_actions(batch.masks, rng)
+    actions[batch.terminations] = 107
+    batch.step(actions)
+
+
+def test_an_illegal_action_names_the_table_and_seat_and_moves_no_table():
+    batch = CompiledSelfPlay(3, Rules(), num_threads=1)
+    batch.reset(5)
+    before = [a.copy() for a in (batch.observations, batch.masks, batch.seats)]
+    actions = random_actions(batch.masks, np.random.default_rng(0))
+    actions[1] = 54  # discard the joker: no joker in play, and it is a draw phase
+    seat = before[2][1]
+    with pytest.raises(ValueError, match=rf"table 1: action 54 is not legal for seat {seat}"):
+        batch.step(actions)
+    for array, old in zip((batch.observations, batch.masks, batch.seats), before):
+        assert np.array_equal(array, old)
+    for bad in (-1, 108):
+        actions[1] = bad
+        with pytest.raises(ValueError, match="table 1"):
+            batch.step(actions)
+    batch.step(random_actions(batch.masks, np.random.default_rng(0)))  # still usable
+
+
+@pytest.mark.parametrize(
+    "actions, error",
+    [
+        (np.zeros(2, np.int64), "actions"),
+        (np.zeros((3, 1), np.int64), "actions"),
+        (np.zeros(3, np.float64), "actions"),
+    ],
+)
+def test_arrays_of_the_wrong_shape_or_type_are_refused(actions, error):
+    batch = CompiledSelfPlay(3, Rules(), num_threads=1)
+    batch.reset(0)
+    with pytest.raises((TypeError, ValueError), match=error):
+        batch._batch.step(actions)
+
+
+def test_the_batch_refuses_arrays_it_cannot_write():
+    module = batch_module()
+    batch = CompiledSelfPlay(2, Rules(), num_threads=1)
+    from tt_env.game.native import SolverService, layout_tuple, rules_tuple, thread_kernels
+
+    rules = Rules()
+    good = dict(
+        observations=np.zeros((2, 413), np.float32),
+        masks=np.zeros((2, 108), np.int8),
+        rewards=np.zeros((2, 2), np.float64),
+        terminations=np.zeros(2, bool),
+        seats=np.zeros(2, np.int64),
+    )
+    args = (rules_tuple(rules), SolverService(rules), (thread_kernels(rules),), layout_tuple(2))
+    module.Batch(*args, **good, round_episodes=False, relative=False)  # accepted
+    for name, bad in [
+        ("observations", np.zeros((2, 412), np.float32)),
+        ("masks", np.zeros((2, 108), np.float32)),
+        ("rewards", np.zeros((2, 3), np.float64)),
+        ("seats", np.zeros(2, np.int32)),
+        ("observations", np.zeros((2, 413), np.float32)[:, ::1].T.copy().T),
+    ]:
+        kwargs = {**good, name: bad}
+        with pytest.raises((TypeError, ValueError), match=name):
+            module.Batch(*args, **kwargs, round_episodes=False, relative=False)
+    readonly = np.zeros((2, 108), np.int8)
+    readonly.flags.writeable = False
+    with pytest.raises((TypeError, ValueError), match="masks"):
+        module.Batch(*args, **{**good, "masks": readonly}, round_episodes=False, relative=False)
+    assert batch.num_threads == 1

@@ -1,0 +1,328 @@
+/* tt_env.vector._cbatch: every table of a batch stepped in one call (vector/table.h).
+
+   Batch(rules, solver, kernels, layout, observations, masks, rewards, terminations, seats,
+   round_episodes, relative): N tables under `rules` (tt_env.game.native.rules_tuple), each
+   writing into row i of the five arrays Python allocated once (float32 (N, size), int8
+   (N, 108), float64 (N, players), bool (N,), int64 (N,)). `kernels` holds one set of compiled
+   solver kernels per thread (tt_env.game.native.kernels): the tables are split among that many
+   threads, which step without the GIL and take it only where the Python solver answers.
+   Every argument is checked here, and every action before any table moves. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#ifndef _WIN32
+#include <pthread.h>
+#endif
+
+#include "game/_service.h"
+#include "util/pyargs.h"
+#include "vector/table.h"
+
+#define TT_MAX_THREADS 64
+
+typedef struct {
+    PyObject_HEAD
+    tt_rules rules;
+    tt_layout layout;
+    tt_episodes episodes;
+    Py_ssize_t n;
+    int threads;
+    tt_table_env *tables;
+    service_ctx *ctx;           /* per thread */
+    tt_solver_service *svc;     /* per thread */
+    tt_redemption *scratch;     /* per thread */
+    PyObject *solver, *kernels; /* kept alive: the services read them */
+    Py_buffer obs, masks, rewards, terminations, seats;
+    int have_buffers;
+    int broken; /* an engine failure left a table undefined */
+} BatchObject;
+
+static void Batch_dealloc(BatchObject *self) {
+    if (self->have_buffers) {
+        PyBuffer_Release(&self->obs);
+        PyBuffer_Release(&self->masks);
+        PyBuffer_Release(&self->rewards);
+        PyBuffer_Release(&self->terminations);
+        PyBuffer_Release(&self->seats);
+    }
+    if (self->ctx != NULL)
+        for (int t = 0; t < self->threads; t++)
+            for (int i = 0; i < 3; i++) Py_XDECREF(self->ctx[t].error[i]);
+    PyMem_Free(self->tables);
+    PyMem_Free(self->ctx);
+    PyMem_Free(self->svc);
+    PyMem_Free(self->scratch);
+    Py_XDECREF(self->solver);
+    Py_XDECREF(self->kernels);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    static char *names[] = {"rules",        "solver", "kernels", "layout",
+                            "observations", "masks",  "rewards", "terminations",
+                            "seats",        "round_episodes", "relative", NULL};
+    PyObject *spec, *solver, *kernels, *layout, *obs, *masks, *rewards, *terms, *seats;
+    int round_episodes, relative;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OO!O!OOOOOpp:Batch", names, &PyTuple_Type,
+                                     &spec, &solver, &PyTuple_Type, &kernels, &PyTuple_Type,
+                                     &layout, &obs, &masks, &rewards, &terms, &seats,
+                                     &round_episodes, &relative))
+        return NULL;
+    BatchObject *self = (BatchObject *)type->tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    if (read_rules(spec, &self->rules) < 0) goto fail;
+    PyObject *starts;
+    int size;
+    if (!PyArg_ParseTuple(layout, "Oi:layout", &starts, &size)) goto fail;
+    if (read_layout(starts, size, self->rules.num_players, &self->layout) < 0) goto fail;
+    self->episodes = (tt_episodes){round_episodes, relative};
+    /* the arrays: C-contiguous, writable, of the right types and shapes */
+    Py_ssize_t any2[2] = {-1, size};
+    if (!tt_get_array(obs, &self->obs, "observations", "f", 4, 2, any2, 1)) goto fail;
+    Py_ssize_t n = self->obs.shape[0];
+    if (n < 1) {
+        PyBuffer_Release(&self->obs);
+        PyErr_SetString(PyExc_ValueError, "a batch has at least one table");
+        goto fail;
+    }
+    Py_ssize_t mshape[2] = {n, TT_ACTIONS}, rshape[2] = {n, self->rules.num_players},
+               one[1] = {n};
+    int got = 1;
+    if (!tt_get_array(masks, &self->masks, "masks", "iu", 1, 2, mshape, 1)) {
+        got = 0;
+    } else if (!tt_get_array(rewards, &self->rewards, "rewards", "f", 8, 2, rshape, 1)) {
+        PyBuffer_Release(&self->masks);
+        got = 0;
+    } else if (!tt_get_array(terms, &self->terminations, "terminations", "?", 1, 1, one, 1)) {
+        PyBuffer_Release(&self->masks);
+        PyBuffer_Release(&self->rewards);
+        got = 0;
+    } else if (!tt_get_array(seats, &self->seats, "seats", "i", 8, 1, one, 1)) {
+        PyBuffer_Release(&self->masks);
+        PyBuffer_Release(&self->rewards);
+        PyBuffer_Release(&self->terminations);
+        got = 0;
+    }
+    if (!got) {
+        PyBuffer_Release(&self->obs);
+        goto fail;
+    }
+    self->have_buffers = 1;
+    self->n = n;
+    /* one set of kernels per thread */
+    Py_ssize_t threads = PyTuple_GET_SIZE(kernels);
+    if (threads < 1 || threads > TT_MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "kernels: one set per thread, 1..%d", TT_MAX_THREADS);
+        goto fail;
+    }
+#ifdef _WIN32
+    if (threads > 1) {
+        PyErr_SetString(PyExc_ValueError, "this build steps a batch on one thread");
+        goto fail;
+    }
+#endif
+    self->threads = (int)threads;
+    self->tables = PyMem_Calloc((size_t)n, sizeof(tt_table_env));
+    self->ctx = PyMem_Calloc((size_t)threads, sizeof(service_ctx));
+    self->svc = PyMem_Calloc((size_t)threads, sizeof(tt_solver_service));
+    self->scratch = PyMem_Calloc((size_t)threads, sizeof(tt_redemption));
+    if (!self->tables || !self->ctx || !self->svc || !self->scratch) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    for (int t = 0; t < self->threads; t++) {
+        PyObject *set = PyTuple_GET_ITEM(kernels, t);
+        if (!PyTuple_Check(set) || read_kernels(set, &self->rules, &self->ctx[t]) < 0) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "kernels: tuples per thread");
+            goto fail;
+        }
+        self->ctx[t].solver = solver;
+        self->svc[t] = (tt_solver_service){&self->ctx[t], svc_go_out, svc_penalty, svc_arrange,
+                                           svc_redeem};
+    }
+    Py_INCREF(solver);
+    self->solver = solver;
+    Py_INCREF(kernels);
+    self->kernels = kernels;
+    return (PyObject *)self;
+fail:
+    Py_DECREF(self);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ stepping on threads */
+
+typedef struct {
+    BatchObject *batch;
+    int thread;
+    Py_ssize_t begin, end;
+    const int64_t *actions; /* NULL: reset with seeds */
+    const uint64_t *seeds;
+    Py_ssize_t failed; /* the first table that failed, or -1 */
+    int status;
+} work;
+
+static void *run(void *arg) {
+    work *w = arg;
+    BatchObject *b = w->batch;
+    const tt_solver_service *svc = &b->svc[w->thread];
+    tt_redemption *scratch = &b->scratch[w->thread];
+    const int p = b->rules.num_players;
+    const int size = b->layout.size;
+    float *obs = b->obs.buf;
+    int8_t *masks = b->masks.buf;
+    double *rewards = b->rewards.buf;
+    uint8_t *terms = b->terminations.buf;
+    int64_t *seats = b->seats.buf;
+    for (Py_ssize_t i = w->begin; i < w->end; i++) {
+        tt_table_env *t = &b->tables[i];
+        double *reward = rewards + i * p;
+        for (int s = 0; s < p; s++) reward[s] = 0.0;
+        int status = TT_OK;
+        if (w->actions == NULL) {
+            tt_table_reset(t, &b->rules, w->seeds[i]);
+        } else if (t->over) {
+            tt_table_next_episode(t); /* the action given for an ended table is ignored */
+        } else {
+            status = tt_table_step(t, svc, &b->episodes, (int)w->actions[i], reward, scratch);
+        }
+        if (status == TT_OK)
+            status = tt_table_write(t, svc, &b->layout, obs + i * size, masks + i * TT_ACTIONS,
+                                    &seats[i]);
+        terms[i] = (uint8_t)t->over;
+        if (status != TT_OK) {
+            w->failed = i;
+            w->status = status;
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+/* Run over every table on the batch's threads, without the GIL. 0, or -1 with an exception. */
+static int run_all(BatchObject *self, const int64_t *actions, const uint64_t *seeds) {
+    work jobs[TT_MAX_THREADS];
+    const int T = (int)(self->threads < self->n ? self->threads : self->n);
+    for (int t = 0; t < T; t++)
+        jobs[t] = (work){self, t, self->n * t / T, self->n * (t + 1) / T, actions, seeds, -1, 0};
+    Py_BEGIN_ALLOW_THREADS
+#ifndef _WIN32
+    pthread_t ids[TT_MAX_THREADS];
+    int started[TT_MAX_THREADS] = {0};
+    for (int t = 1; t < T; t++) started[t] = pthread_create(&ids[t], NULL, run, &jobs[t]) == 0;
+    run(&jobs[0]);
+    for (int t = 1; t < T; t++) {
+        if (started[t])
+            pthread_join(ids[t], NULL);
+        else
+            run(&jobs[t]); /* no thread to be had: this one steps those tables too */
+    }
+#else
+    for (int t = 0; t < T; t++) run(&jobs[t]);
+#endif
+    Py_END_ALLOW_THREADS
+    for (int t = 0; t < T; t++) {
+        if (jobs[t].failed < 0) continue;
+        self->broken = 1;
+        if (!tt_service_raise(&self->ctx[t]))
+            PyErr_Format(PyExc_RuntimeError, "table %zd: the engine failed (%d)", jobs[t].failed,
+                         jobs[t].status);
+        return -1;
+    }
+    return 0;
+}
+
+static int check_usable(BatchObject *self) {
+    if (self->broken) {
+        PyErr_SetString(PyExc_RuntimeError, "this batch was left undefined by an engine failure");
+        return -1;
+    }
+    return 0;
+}
+
+/* reset(seeds): table i starts the game of reset(seed=seeds[i]) (uint64 (N,)). */
+static PyObject *Batch_reset(BatchObject *self, PyObject *arg) {
+    if (check_usable(self) < 0) return NULL;
+    Py_buffer seeds;
+    if (!tt_get_vector(arg, &seeds, "seeds", "u", 8, self->n, 0)) return NULL;
+    int status = run_all(self, NULL, seeds.buf);
+    PyBuffer_Release(&seeds);
+    if (status < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* step(actions): every table plays its action (int64 (N,)); an ended table starts its next
+   episode instead. Every action is checked first: one that is not legal raises ValueError
+   naming the table, the seat and the action, and no table moves. */
+static PyObject *Batch_step(BatchObject *self, PyObject *arg) {
+    if (check_usable(self) < 0) return NULL;
+    Py_buffer actions;
+    if (!tt_get_vector(arg, &actions, "actions", "i", 8, self->n, 0)) return NULL;
+    const int64_t *a = actions.buf;
+    for (Py_ssize_t i = 0; i < self->n; i++) {
+        const tt_table_env *t = &self->tables[i];
+        if (t->over) continue;
+        if (a[i] < 0 || a[i] >= TT_ACTIONS || !t->legal[a[i]]) {
+            PyErr_Format(PyExc_ValueError, "table %zd: action %lld is not legal for seat %d now",
+                         i, (long long)a[i], t->game.current);
+            PyBuffer_Release(&actions);
+            return NULL;
+        }
+    }
+    int status = run_all(self, a, NULL);
+    PyBuffer_Release(&actions);
+    if (status < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *Batch_get_threads(BatchObject *self, void *closure) {
+    (void)closure;
+    return PyLong_FromLong(self->threads);
+}
+
+static PyMethodDef Batch_methods[] = {
+    {"reset", (PyCFunction)Batch_reset, METH_O, "Start table i's game of seed seeds[i]."},
+    {"step", (PyCFunction)Batch_step, METH_O, "Play one action at every table."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Batch_getset[] = {
+    {"threads", (getter)Batch_get_threads, NULL, "The threads that step the tables.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject BatchType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tt_env.vector._cbatch.Batch",
+    .tp_basicsize = sizeof(BatchObject),
+    .tp_dealloc = (destructor)Batch_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Every table of a batch stepped in one call.",
+    .tp_methods = Batch_methods,
+    .tp_getset = Batch_getset,
+    .tp_new = Batch_new,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "tt_env.vector._cbatch", "Every table stepped in one call.", -1, NULL,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__cbatch(void) {
+    if (PyType_Ready(&BatchType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    PyObject *pieces = tt_piece_names();
+    if (pieces == NULL || PyModule_AddObject(m, "PIECES", pieces) < 0) {
+        Py_XDECREF(pieces);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&BatchType);
+    if (PyModule_AddObject(m, "Batch", (PyObject *)&BatchType) < 0) {
+        Py_DECREF(&BatchType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
