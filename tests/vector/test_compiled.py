@@ -161,3 +161,26 @@ def test_the_batch_refuses_arrays_it_cannot_write():
     with pytest.raises((TypeError, ValueError), match="masks"):
         module.Batch(*args, **{**good, "masks": readonly}, round_episodes=False, relative=False)
     assert batch.num_threads == 1
+
+
+def _step_in_child(batch, queue) -> None:
+    batch.step(random_actions(batch.masks, np.random.default_rng(0)))
+    queue.put(batch.observations.copy())
+
+
+def test_a_forked_child_steps_its_copy_of_the_batch_on_its_own():
+    """A forked process has none of the batch's threads: it steps every table itself, and
+    plays what the parent would."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    batch = CompiledSelfPlay(6, Rules(), num_threads=2)
+    batch.reset(3)
+    queue = context.Queue()
+    child = context.Process(target=_step_in_child, args=(batch, queue))
+    child.start()
+    observed = queue.get(timeout=60)
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    batch.step(random_actions(batch.masks, np.random.default_rng(0)))
+    assert np.array_equal(observed, batch.observations)
