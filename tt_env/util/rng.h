@@ -181,7 +181,7 @@ static uint64_t tt_rng_interval(tt_rng *g, uint64_t max) {
     return value;
 }
 
-/* 0..n-1, uniform, for 1 <= n <= 2**63: Generator.integers(n) (numpy's random_bounded_uint64,
+/* 0..n-1, uniform, for n >= 1: Generator.integers(n) (numpy's random_bounded_uint64,
    Lemire's method: the high half of draw * n, drawn again while the low half falls in the
    biased few). */
 static int64_t tt_rng_integers(tt_rng *g, int64_t n) {
