@@ -20,6 +20,7 @@ from setuptools.command.build_ext import build_ext
 
 HEADERS = [
     "tt_env/util/pyargs.h",
+    "tt_env/util/rng.h",
     "tt_env/game/melds/solver.h",
     "tt_env/game/melds/_csolver.h",
     "tt_env/valuation/rule.h",

@@ -39,8 +39,10 @@ the warm-up). The figures, per second:
 
 Where both must answer the same, the first round's results are compared: "equal" counts the hands
 (solver values or arrangements) and the positions (feature vectors, decisions: same seeds) where
-they do; the numba and C kernels are meant to be bit-identical. ``--quick`` takes small sizes (a
-smoke run of seconds); ``--only`` some of ``solver,valuation,env``.
+they do; the numba and C kernels are meant to be bit-identical, but for the search's decisions:
+the C search deals from numpy's generator (``tt_env/util/rng.h``), numba's from its own, so the
+two differ where the deals decide. ``--quick`` takes small sizes (a smoke run of seconds);
+``--only`` some of ``solver,valuation,env``.
 
     python benchmarks/bench_kernels.py                  # against 5609f21, exported and cached
     python benchmarks/bench_kernels.py --quick          # a smoke run

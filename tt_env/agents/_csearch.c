@@ -2,15 +2,17 @@
 
    Searcher(*, num_players, deck, turn_cap, discard_drawn_upcard, horizon, policy, lookahead,
    feed_cost, wild_feed_cost, candidates, margin, joker_layoff) holds the rollouts' settings
-   (who plays how, the expected-penalty rule's parameters) and the state of its random generator, numba's
-   (search.h): Searcher.seed(value) seeds it, and every Searcher.search(kernel, ...) call after
-   that draws on, so that a search split into several calls (tt_env.agents.search checks the
-   clock between them) deals exactly as one call would. search() plays its deals from seat 0's
-   view (the searcher's hand, what every seat is known to hold and how many cards it holds,
-   the cards it has not seen, the stock's size, the discard pile, the turn) and writes one row
-   of results per deal, one column per candidate action. Searcher.play(kernel, ...) plays one
+   (who plays how, the expected-penalty rule's parameters) and the state of its random
+   generator, numpy's (util/rng.h): Searcher.seed(entropy) seeds it as
+   np.random.default_rng(entropy), and every Searcher.search(kernel, ...) call after that draws
+   on, so that a search split into several calls (tt_env.agents.search checks the clock between
+   them) deals exactly as one call would. search() plays its deals from seat 0's view (the
+   searcher's hand, what every seat is known to hold and how many cards it holds, the cards it
+   has not seen, the stock's size, the discard pile, the turn) and writes one row of results
+   per deal, one column per candidate action. Searcher.play(kernel, ...) plays one
    round that is wholly given (every hand, the stock in order) to its end with the rollouts'
-   policies: what a test compares with the engine.
+   policies: what a test compares with the engine. random_draws(entropy, ops) draws from the
+   same generator as numpy's Generator would: what a test compares with numpy.
 
    Nothing reaches the C code unchecked: the arrays through the buffer protocol (element type,
    shape, C order; no numpy at build time), every count and card kind, the seat count, the
@@ -28,7 +30,7 @@
 
 #define MAX_COPIES 255        /* a count of cards in a hand or known to be held (uint8 hands) */
 #define MAX_TURN_CAP 10000    /* Rules: MAX_TURNS_PER_ROUND */
-#define MAX_SEED 0xffffffffLL /* numba seeds its generator with 32 bits */
+#define MAX_DRAWS (1 << 20)   /* random_draws(): the numbers one op may draw */
 
 /* ------------------------------------------------------------------ Searcher */
 
@@ -64,15 +66,23 @@ static PyObject *Searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds
     }
     for (int64_t s = 0; s < set->num_players; s++) set->policy[s] = (int)policies[s];
     set->joker_layoff = joker_layoff != 0;
-    tt_random_seed(&self->T.random, 0);
+    const uint64_t zero = 0;
+    tt_rng_seed(&self->T.random, &zero, 1);
     return (PyObject *)self;
 }
 
-/* seed(value): seed the random generator (np.random.seed in numba: 32 bits). */
-static PyObject *Searcher_seed(SearcherObject *self, PyObject *value) {
-    int64_t seed;
-    if (!tt_get_int(value, 0, MAX_SEED, &seed, "seed")) return NULL;
-    tt_random_seed(&self->T.random, (uint32_t)seed);
+/* The generator of np.random.default_rng(entropy) into g, or 0 with an exception. */
+static int seed_from(PyObject *entropy, tt_rng *g) {
+    uint64_t words[TT_RNG_MAX_ENTROPY];
+    Py_ssize_t n;
+    if (!tt_get_entropy(entropy, words, TT_RNG_MAX_ENTROPY, &n, "seed")) return 0;
+    tt_rng_seed(g, words, (int)n);
+    return 1;
+}
+
+/* seed(entropy): seed the random generator as np.random.default_rng(entropy). */
+static PyObject *Searcher_seed(SearcherObject *self, PyObject *entropy) {
+    if (!seed_from(entropy, &self->T.random)) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -341,8 +351,8 @@ static PyObject *Searcher_play(SearcherObject *self, PyObject *args, PyObject *k
 
 static PyMethodDef Searcher_methods[] = {
     {"seed", (PyCFunction)Searcher_seed, METH_O,
-     "seed(value): seed the random generator of the deals and stock rebuilds (0..2**32-1), as "
-     "numba's np.random.seed did."},
+     "seed(entropy): seed the random generator of the deals and stock rebuilds as "
+     "np.random.default_rng(entropy) (an integer 0..2**64-1, or a sequence of at most 8)."},
     {"search", (PyCFunction)(void (*)(void))Searcher_search, METH_VARARGS | METH_KEYWORDS,
      "search(kernel, *, hand, known, sizes, unseen, stock_size, pile, draw_phase, drawn_upcard, "
      "went_out, turns, actions, results): play len(results) deals, each candidate action "
@@ -376,6 +386,85 @@ static PyTypeObject SearcherType = {
     .tp_methods = Searcher_methods,
 };
 
+/* ------------------------------------------------------------------ random_draws */
+
+/* A list of n draws of next(g) (each a Python int), or NULL with an exception. */
+static PyObject *draw_list(tt_rng *g, Py_ssize_t n, uint64_t (*next)(tt_rng *)) {
+    PyObject *list = PyList_New(n);
+    for (Py_ssize_t i = 0; list != NULL && i < n; i++) {
+        PyObject *x = PyLong_FromUnsignedLongLong(next(g));
+        if (x == NULL) Py_CLEAR(list);
+        else PyList_SET_ITEM(list, i, x);
+    }
+    return list;
+}
+
+static uint64_t next32(tt_rng *g) { return tt_rng_next32(g); }
+
+/* Generator.permutation(n) as a list, or NULL with an exception. */
+static PyObject *permutation(tt_rng *g, Py_ssize_t n) {
+    int64_t *order = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
+    if (order == NULL) return PyErr_NoMemory();
+    for (Py_ssize_t i = 0; i < n; i++) order[i] = i;
+    tt_rng_shuffle(g, order, n, sizeof(int64_t));
+    PyObject *list = PyList_New(n);
+    for (Py_ssize_t i = 0; list != NULL && i < n; i++) {
+        PyObject *x = PyLong_FromLongLong(order[i]);
+        if (x == NULL) Py_CLEAR(list);
+        else PyList_SET_ITEM(list, i, x);
+    }
+    PyMem_Free(order);
+    return list;
+}
+
+/* random_draws(entropy, ops): see the function's docstring. */
+static PyObject *random_draws(PyObject *module, PyObject *args) {
+    PyObject *entropy, *ops;
+    if (!PyArg_ParseTuple(args, "OO:random_draws", &entropy, &ops)) return NULL;
+    tt_rng g;
+    if (!seed_from(entropy, &g)) return NULL;
+    PyObject *seq = PySequence_Fast(ops, "ops must be a sequence of (kind, n) pairs");
+    if (seq == NULL) return NULL;
+    const Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+    PyObject *results = PyList_New(count);
+    for (Py_ssize_t i = 0; results != NULL && i < count; i++) {
+        PyObject *op = PySequence_Fast_GET_ITEM(seq, i), *n_obj, *result = NULL;
+        const char *kind;
+        int64_t n;
+        if (!PyTuple_Check(op) || !PyArg_ParseTuple(op, "sO", &kind, &n_obj)) {
+            PyErr_Format(PyExc_TypeError, "ops[%zd] must be a (kind, n) pair", i);
+        } else if (strcmp(kind, "integers") == 0) {
+            if (tt_get_int(n_obj, 1, INT64_MAX, &n, "n of integers"))
+                result = PyLong_FromLongLong(tt_rng_integers(&g, n));
+        } else if (strcmp(kind, "raw") == 0 || strcmp(kind, "next32") == 0 ||
+                   strcmp(kind, "permutation") == 0) {
+            if (tt_get_int(n_obj, 0, MAX_DRAWS, &n, kind))
+                result = kind[0] == 'p'   ? permutation(&g, n)
+                         : kind[0] == 'r' ? draw_list(&g, n, tt_rng_next64)
+                                          : draw_list(&g, n, next32);
+        } else {
+            PyErr_Format(PyExc_ValueError,
+                         "ops[%zd]: kind must be raw, next32, integers or permutation, got %R",
+                         i, PyTuple_GET_ITEM(op, 0));
+        }
+        if (result == NULL) Py_CLEAR(results);
+        else PyList_SET_ITEM(results, i, result);
+    }
+    Py_DECREF(seq);
+    return results;
+}
+
+static PyMethodDef module_methods[] = {
+    {"random_draws", random_draws, METH_VARARGS,
+     "random_draws(entropy, ops): the draws of the search's random generator (util/rng.h), for "
+     "the tests that compare it with numpy: seeded as np.random.default_rng(entropy), then "
+     "each op in turn, a (kind, n) pair: ('raw', n) n raw 64-bit draws (bit_generator."
+     "random_raw(n)), ('next32', n) n of numpy's next_uint32, ('integers', n) one "
+     "Generator.integers(n), ('permutation', n) Generator.permutation(n). Returns a list with "
+     "one result per op (a list of ints, or an int for 'integers')."},
+    {NULL},
+};
+
 /* ------------------------------------------------------------------ module */
 
 static struct PyModuleDef module = {
@@ -383,6 +472,7 @@ static struct PyModuleDef module = {
     .m_name = "tt_env.agents._csearch",
     .m_doc = "The search agent's deals and rollouts, compiled: see Searcher.",
     .m_size = -1,
+    .m_methods = module_methods,
 };
 
 PyMODINIT_FUNC PyInit__csearch(void) {

@@ -20,9 +20,9 @@
 
    The searcher is seat 0 (the observation's seats are in play order from the observer).
 
-   The deals and the stock rebuilds draw from numba's random generator, reproduced here bit for
-   bit (tt_random), so that a search makes the decisions it made when it was compiled by numba
-   (np.random.seed, then np.random.randint). */
+   The deals and the stock rebuilds are shuffles of one random stream, numpy's generator
+   (util/rng.h): the stream of np.random.default_rng(seed) for the searcher's seed, each
+   shuffle drawn as Generator.shuffle draws. */
 
 #ifndef TT_SEARCH_H
 #define TT_SEARCH_H
@@ -31,72 +31,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "util/rng.h"
 #include "valuation/rule.h"
 
 #define TT_CARDS_IN_PLAY 1024 /* every card in play fits (12 decks of 56 at most) */
-
-/* ------------------------------------------------------------------ the random generator */
-
-/* numba's generator: a Mersenne Twister (MT19937) seeded as numba_rnd_init() (numba's
-   _random.c) and drawn from as np.random.randint in numba's randomimpl.py. */
-#define TT_MT_N 624
-#define TT_MT_M 397
-
-typedef struct {
-    uint32_t mt[TT_MT_N];
-    int index; /* the next word of mt; TT_MT_N: time to regenerate */
-} tt_random;
-
-/* np.random.seed(seed) in numba: Knuth's initialisation of the reference implementation. */
-static void tt_random_seed(tt_random *R, uint32_t seed) {
-    for (uint32_t pos = 0; pos < TT_MT_N; pos++) {
-        R->mt[pos] = seed;
-        seed = 1812433253U * (seed ^ (seed >> 30)) + pos + 1;
-    }
-    R->index = TT_MT_N;
-}
-
-/* The next 32 random bits (numba's get_next_int32: regenerate, then temper). */
-static uint32_t tt_random_next32(tt_random *R) {
-    if (R->index >= TT_MT_N) {
-        uint32_t *mt = R->mt;
-        for (int i = 0; i < TT_MT_N; i++) {
-            uint32_t y = (mt[i] & 0x80000000U) | (mt[(i + 1) % TT_MT_N] & 0x7fffffffU);
-            mt[i] = mt[(i + TT_MT_M) % TT_MT_N] ^ (y >> 1) ^ ((y & 1U) ? 0x9908b0dfU : 0U);
-        }
-        R->index = 0;
-    }
-    uint32_t y = R->mt[R->index++];
-    y ^= y >> 11;
-    y ^= (y << 7) & 0x9d2c5680U;
-    y ^= (y << 15) & 0xefc60000U;
-    y ^= y >> 18;
-    return y;
-}
-
-/* np.random.randint(0, n) in numba, for 1 <= n < 2**32: n == 1 draws nothing; else it draws
-   32 bits, keeps the low bits of n - 1's bit length (numpy's masking) and draws again while
-   the result is n or more. */
-static int64_t tt_random_below(tt_random *R, int64_t n) {
-    if (n == 1) return 0;
-    int bits = 0;
-    for (uint64_t m = (uint64_t)(n - 1); m; m >>= 1) bits++;
-    uint32_t mask = 0xffffffffU >> (32 - bits);
-    for (;;) {
-        int64_t r = tt_random_next32(R) & mask;
-        if (r < n) return r;
-    }
-}
-
-/* Shuffle cards[0..n) as numba's loop `for i in range(n - 1, 0, -1): j = randint(0, i + 1)`. */
-static void tt_shuffle(tt_random *R, uint8_t *cards, int64_t n) {
-    for (int64_t i = n - 1; i > 0; i--) {
-        int64_t j = tt_random_below(R, i + 1);
-        uint8_t card = cards[i];
-        cards[i] = cards[j];
-        cards[j] = card;
-    }
-}
 
 /* ------------------------------------------------------------------ the round */
 
@@ -198,11 +136,11 @@ static void tt_unseen_for(const tt_rollouts *set, const tt_round *r, int64_t p,
 }
 
 /* The discard pile but its top card, shuffled, is the new stock (RULES.md). */
-static void tt_rebuild_stock(tt_random *R, tt_round *r) {
+static void tt_rebuild_stock(tt_rng *R, tt_round *r) {
     uint8_t top = r->pile[r->npile - 1];
     int64_t m = r->npile - 1;
     memcpy(r->stock, r->pile, (size_t)m);
-    tt_shuffle(R, r->stock, m);
+    tt_rng_shuffle(R, r->stock, m, 1);
     r->nstock = m;
     r->pile[0] = top;
     r->npile = 1;
@@ -237,7 +175,7 @@ static int64_t tt_final_penalty(const tt_solver *S, const tt_rollouts *set, tt_r
 /* Play the round from `r` to its end, each seat s with set->policy[s], or until seat 0 (the
    searcher) has discarded set->horizon more times (0: no horizon); out[s]: each seat's penalty
    then (not doubled). Changes r. */
-static void tt_play_round(tt_random *R, const tt_solver *S, const tt_rollouts *set, tt_round *r,
+static void tt_play_round(tt_rng *R, const tt_solver *S, const tt_rollouts *set, tt_round *r,
                           int64_t *out) {
     const int64_t n = set->num_players;
     int64_t pile_counts[53] = {0};
@@ -371,13 +309,13 @@ static void tt_play_round(tt_random *R, const tt_solver *S, const tt_rollouts *s
    known cards and hidden->sizes[s] cards in all, the rest drawn at random from the unseen
    cards; the stock gets hidden->stock_size more (or what is left). The binding checked that
    the unseen cards fit in TT_CARDS_IN_PLAY. */
-static void tt_deal(tt_random *R, const tt_rollouts *set, const tt_round *start,
+static void tt_deal(tt_rng *R, const tt_rollouts *set, const tt_round *start,
                     const tt_hidden *hidden, tt_round *r) {
     uint8_t cards[TT_CARDS_IN_PLAY];
     int64_t total = 0;
     for (int k = 0; k < 53; k++)
         for (int64_t c = 0; c < hidden->unseen[k]; c++) cards[total++] = (uint8_t)k;
-    tt_shuffle(R, cards, total);
+    tt_rng_shuffle(R, cards, total, 1);
     *r = *start;
     int64_t used = 0;
     for (int64_t s = 1; s < set->num_players; s++) {
@@ -405,7 +343,7 @@ static double tt_relative(const int64_t *out, int64_t n) {
    for a deal and a rollout. */
 typedef struct {
     tt_rollouts set;
-    tt_random random; /* seeded once per search; every call after that draws on */
+    tt_rng random;    /* seeded once per search; every call after that draws on */
     tt_round start;   /* the position: seat 0's hand, the known cards, the pile, the turn */
     tt_hidden hidden; /* what the deals fill in */
     tt_round dealt, play;
@@ -419,7 +357,7 @@ typedef struct {
 static void tt_search(tt_searcher *T, const tt_solver *S, const int64_t *actions, int64_t nact,
                       int64_t samples, double *results) {
     const tt_rollouts *set = &T->set;
-    tt_random *R = &T->random;
+    tt_rng *R = &T->random;
     tt_round *r = &T->play;
     const int64_t n = set->num_players;
     int64_t out[TT_MAX_SEATS];

@@ -277,7 +277,8 @@ class SearchAgent(BaseAgent):
             actions=np.array(actions, np.int64),
         )
         results = np.zeros((self.samples, len(actions)), np.float64)
-        searcher.seed(int(self.rng.integers(2**31 - 1)))
+        # one seed per search, from the agent's generator: the deals of default_rng(seed)
+        searcher.seed(int(self.rng.integers(2**63)))
         start = time.perf_counter()
         done = 0
         while done < self.samples:

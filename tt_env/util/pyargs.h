@@ -180,6 +180,49 @@ static int tt_get_ints(PyObject *obj, Py_ssize_t n, int64_t lo, int64_t hi, int6
     return ok;
 }
 
+/* A seed as np.random.SeedSequence takes one, into entropy[0..*n): an integer or a sequence of
+   at most `max` integers, each 0..2**64-1; else 0 with a TypeError or ValueError naming
+   `what`. */
+static int tt_get_entropy(PyObject *obj, uint64_t *entropy, Py_ssize_t max, Py_ssize_t *n,
+                          const char *what) {
+    const char *must = "an integer 0..2**64-1 or a sequence of them";
+    PyObject *seq = PyIndex_Check(obj) ? PyTuple_Pack(1, obj) : PySequence_Fast(obj, "");
+    if (seq == NULL) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be %s, not %.100s", what, must,
+                     Py_TYPE(obj)->tp_name);
+        return 0;
+    }
+    Py_ssize_t count = PySequence_Fast_GET_SIZE(seq);
+    int ok = count <= max;
+    if (!ok)
+        PyErr_Format(PyExc_ValueError, "%s must hold %zd integers at most, got %zd", what, max,
+                     count);
+    for (Py_ssize_t i = 0; ok && i < count; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        PyObject *index = PyNumber_Index(item);
+        if (index == NULL) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "%s must be %s, not %.100s", what, must,
+                         Py_TYPE(item)->tp_name);
+            ok = 0;
+            break;
+        }
+        int overflow; /* above 2**63-1: read unsigned (an OverflowError above 2**64-1) */
+        long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
+        entropy[i] = overflow > 0 ? PyLong_AsUnsignedLongLong(index) : (uint64_t)v;
+        Py_DECREF(index);
+        if (overflow < 0 || (overflow == 0 && v < 0) || PyErr_Occurred()) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ValueError, "%s must be %s, got %R", what, must, item);
+            ok = 0;
+        }
+    }
+    Py_DECREF(seq);
+    *n = count;
+    return ok;
+}
+
 /* A ValueError "<what> must be <must>, got <x>". */
 static void tt_bad_number(const char *what, const char *must, double x) {
     PyObject *value = PyFloat_FromDouble(x);
