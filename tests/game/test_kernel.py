@@ -104,6 +104,19 @@ def plan_of(kernel, key, lex):
     )
 
 
+def test_the_workspace_fields_lie_apart_inside_it():
+    # WORKSPACE (from the C struct) names each result field with its offset and shape: no two
+    # overlap, and all lie inside the WS_SIZE int64 entries Python allocates.
+    end = 0
+    for name, offset, shape in sorted(native.WORKSPACE, key=lambda field: field[1]):
+        assert offset % 8 == 0 and offset >= end, name
+        end = offset + 8 * int(np.prod(shape))
+    assert 0 < end <= 8 * native.WS_SIZE
+    assert {"md", "unsure", "nsets", "sets", "suits", "dead"} <= set(
+        _kernel.workspace_dtype(native).names
+    )
+
+
 def test_the_workspace_names_the_plan():
     # The plan of a hand, read from the workspace by name (the struct's fields, laid out as the
     # extension says): a set of threes, a run of clubs, and KH 9D left as deadwood.
