@@ -3,7 +3,8 @@
 Four C extension modules, one per layer that has a compiled kernel; each includes the plain-C
 kernels of the layers below it (headers only, from ``tt_env/``), so that it calls them directly:
 
-- ``tt_env.game.melds._csolver``: the meld solver (``game/melds/solver.h``);
+- ``tt_env.game.melds._csolver``: the meld solver (``game/melds/solver.h``, which includes its
+  parts, ``game/melds/solver/*.h``);
 - ``tt_env.valuation._crule``: the ``counting`` rule (``valuation/rule.h``);
 - ``tt_env.learned._cfeatures``: the learned agents' card features;
 - ``tt_env.agents._csearch``: the search agent's deals and rollouts.
@@ -15,13 +16,19 @@ fast one (``tt_env.game.melds.kernel_status()``).
 
 from __future__ import annotations
 
+from glob import glob
+from pathlib import Path
+
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
+# the parts of the solver that solver.h includes (paths from the project's folder, as below)
+SOLVER_PARTS = sorted(glob("tt_env/game/melds/solver/*.h", root_dir=Path(__file__).parent))
 HEADERS = [
     "tt_env/util/pyargs.h",
     "tt_env/util/rng.h",
     "tt_env/game/melds/solver.h",
+    *SOLVER_PARTS,
     "tt_env/game/melds/_csolver.h",
     "tt_env/valuation/rule.h",
     "tt_env/valuation/_crule.h",

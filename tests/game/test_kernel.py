@@ -92,16 +92,46 @@ def plan_of(kernel, key, lex):
     if lex & 3 == 0 or value < 0:
         return value
     if lex & 3 == 1:
-        return value, int(ws[native.W_MD])
-    n = int(ws[native.W_NSETS])
+        return value, int(ws["md"])
+    n = int(ws["nsets"])
     return (
         value,
-        int(ws[native.W_MD]),
-        int(ws[native.W_D]),
-        ws[native.W_SETS : native.W_SETS + 2 * n].tolist(),
-        ws[native.W_SUITS : native.W_SUITS + 8].tolist(),
-        ws[native.W_DEAD : native.W_DEAD + 53].tolist(),
+        int(ws["md"]),
+        int(ws["set_wilds"]),
+        ws["sets"][:n].tolist(),
+        ws["suits"].tolist(),
+        ws["dead"].tolist(),
     )
+
+
+def test_the_workspace_fields_lie_apart_inside_it():
+    # WORKSPACE (from the C struct) names each result field with its offset and shape: no two
+    # overlap, and all lie inside the WS_SIZE int64 entries Python allocates.
+    end = 0
+    for name, offset, shape in sorted(native.WORKSPACE, key=lambda field: field[1]):
+        assert offset % 8 == 0 and offset >= end, name
+        end = offset + 8 * int(np.prod(shape))
+    assert 0 < end <= 8 * native.WS_SIZE
+    assert {"md", "unsure", "nsets", "sets", "suits", "dead"} <= set(
+        _kernel.workspace_dtype(native).names
+    )
+
+
+def test_the_workspace_names_the_plan():
+    # The plan of a hand, read from the workspace by name (the struct's fields, laid out as the
+    # extension says): a set of threes, a run of clubs, and KH 9D left as deadwood.
+    kernel = kernel_of(Rules(), 2)
+    value = kernel.plan(bytes(to_counts(parse_cards("3H 3S 3D 5C 6C 7C KH 9D"))))
+    ws = kernel.ws
+    assert value == 19
+    assert int(ws["md"]) == 10  # the king
+    assert (int(ws["nsets"]), int(ws["set_wilds"])) == (1, 0)
+    take = sum(1 << 3 * card.suit_index for card in parse_cards("3H 3S 3D"))
+    assert ws["sets"][0].tolist() == [2, take]  # the threes' position, one card of three suits
+    assert ws["dead"].tolist() == list(to_counts(parse_cards("KH 9D")))
+    assert (int(ws["cards"]), int(ws["ndead"]), int(ws["all_nat"])) == (8, 2, 46)
+    kernel.discard_values(bytes(to_counts(parse_cards("3H 3S 3D 5C 6C 7C KH 9D"))))
+    assert int(ws["unsure"]) == kernel.unsure() == 0
 
 
 @pytest.mark.parametrize("name", ONE_DECK_RULES)
@@ -146,10 +176,10 @@ def test_kernel_deadwood_is_a_best_arrangement_with_the_costliest_card():
         pen = np.array(rules.penalty_table(wild_rank))
         for h in random_hands(rules, 300, [10, 13, 14], seed=5):
             value = kernel.plan(bytes(h))
-            dead = kernel.ws[native.W_DEAD : native.W_DEAD + 53]
+            dead = kernel.ws["dead"]
             assert (dead <= np.array(h)).all()
             assert int((dead * pen).sum()) == value
-            md = int(kernel.ws[native.W_MD])
+            md = int(kernel.ws["md"])
             if not dead.any():
                 assert md == -1
             else:

@@ -114,9 +114,9 @@ static int64_t tt_greedy_discard(const tt_solver *S, const uint8_t *hand, int64_
 /* Whether greedy takes `top`: when the hand with it, less its best natural card to drop, has
    fewer points than the hand now. */
 static bool tt_greedy_takes(const tt_solver *S, uint8_t *hand, int64_t top) {
-    int64_t now = tt_evaluate(S, hand, 0);
+    int64_t now = tt_evaluate(S, hand, TT_POINTS);
     hand[top] += 1;
-    int64_t after = tt_evaluate(S, hand, 3);
+    int64_t after = tt_evaluate(S, hand, TT_LESS_BEST_DROP);
     hand[top] -= 1;
     return now >= 0 && 0 <= after && after < now;
 }
@@ -154,7 +154,7 @@ static int64_t tt_final_penalty(const tt_solver *S, const tt_rollouts *set, tt_r
                                 int64_t s) {
     if (s == r->went_out) return 0;
     uint8_t *hand = r->hands[s];
-    int64_t v = tt_evaluate(S, hand, 0);
+    int64_t v = tt_evaluate(S, hand, TT_POINTS);
     if (v < 0) {
         v = 0;
         for (int k = 0; k < 53; k++) v += hand[k] * S->par[k];
@@ -164,7 +164,7 @@ static int64_t tt_final_penalty(const tt_solver *S, const tt_rollouts *set, tt_r
         uint8_t jokers = hand[52];
         while (hand[52] > 0 && v > 0) {
             hand[52] -= 1;
-            int64_t u = tt_evaluate(S, hand, 0);
+            int64_t u = tt_evaluate(S, hand, TT_POINTS);
             if (u >= 0 && u < v) v = u;
         }
         hand[52] = jokers;

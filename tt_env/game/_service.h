@@ -29,7 +29,6 @@ typedef struct {
     const tt_solver *kernel[TT_MAX_ROUNDS][2];     /* [round][joker_free]; NULL: Python */
     int64_t scratch[TT_KINDS];
     int64_t keys[TT_ARRANGE_KEYS];
-    int64_t runs[TT_ARRANGE_RUNS];
     uint8_t cards[TT_ARRANGE_CARDS];
 } service_ctx;
 
@@ -84,7 +83,7 @@ static int64_t svc_penalty(void *ctx, int round, const uint8_t *counts, int joke
     service_ctx *c = ctx;
     const tt_solver *S = c->kernel[round][joker_free ? 1 : 0];
     if (S != NULL) {
-        int64_t points = tt_evaluate(S, counts, 0);
+        int64_t points = tt_evaluate(S, counts, TT_POINTS);
         if (points >= 0) return points;
     }
     PyGILState_STATE gil = PyGILState_Ensure();
@@ -180,7 +179,7 @@ static int svc_arrange(void *ctx, int round, const uint8_t *counts, tt_melds *ou
     service_ctx *c = ctx;
     const tt_solver *S = c->kernel[round][0];
     if (S != NULL && tt_hand_size(counts) <= TT_MAX_HAND) {
-        tt_arrangement a = tt_arrange(S, counts, c->cards, c->keys, c->runs);
+        tt_arrangement a = tt_arrange(S, counts, c->cards, c->keys);
         if (a.points >= 0) {
             out->count = (int)a.melds;
             out->ncards = (int)a.cards;

@@ -423,7 +423,7 @@ static int tt_card_features(const tt_cf_params *P, const float *obs, float *out)
 
     /* The solver's values. */
     if (discard_phase || draw_phase) {
-        int64_t now = tt_evaluate(S, hand, 0);
+        int64_t now = tt_evaluate(S, hand, TT_POINTS);
         if (now < 0) return 0;
         g[TT_G_PENALTY] = (float)((double)now / 25.0);
         if (discard_phase) {

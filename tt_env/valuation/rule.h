@@ -133,7 +133,7 @@ static int64_t tt_decide_draw(const tt_solver *S, const tt_rule *rule, const tt_
     uint8_t *hand = pos->hand;
     int64_t top = pos->top_discard;
     int64_t dv[53];
-    int64_t now = tt_evaluate(S, hand, 0);
+    int64_t now = tt_evaluate(S, hand, TT_POINTS);
     /* the card taken may not go straight back, unless the rules allow it or another copy is
        held (RULES.md) */
     int64_t banned = (!rule->discard_drawn_upcard && hand[top] == 0) ? top : -1;

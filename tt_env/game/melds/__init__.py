@@ -438,7 +438,7 @@ _KEYED_SHAPES: BoundedCache = BoundedCache(50_000, 190, "meld shapes by kernel k
 
 
 def _compiled_arrangement(kernel, nm: int, nc: int, nd: int, value: int) -> Arrangement:
-    """The arrangement the kernel spelled out (see ``tt_arrange`` in solver.h) as Python
+    """The arrangement the kernel spelled out (see ``tt_arrange`` in solver/arrange.h) as Python
     objects."""
     cards = [ALL_CARDS[c] for c in kernel.out_bytes[: nc + nd]]
     melds, shapes = [], []

@@ -6,7 +6,14 @@
    arrays its results are read from (tt_env.game.melds._kernel builds both). Every argument is
    checked here, before the solver (solver.h) sees it: a wrong type, shape, dtype or value
    raises TypeError or ValueError, and nothing reaches the compiled code that could make it
-   read or write out of bounds. */
+   read or write out of bounds.
+
+   The workspace `ws` (tt_workspace, solver/workspace.h) is an int64 array of WS_SIZE entries
+   that Python allocates; the module's WORKSPACE names its result fields (name, offset in
+   bytes, shape), from the struct itself, so that Python reads them through a numpy view of the
+   same layout. */
+
+#include <stddef.h>
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -159,8 +166,6 @@ static void Kernel_release(tt_KernelObject *self) {
 
 static void Kernel_dealloc(tt_KernelObject *self) {
     Kernel_release(self);
-    PyMem_Free(self->wr);
-    PyMem_Free(self->runs);
     Py_XDECREF(self->tables);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -181,7 +186,7 @@ static PyObject *Kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     Py_INCREF(tables);
     self->tables = tables;
     if (!tt_get_vector(par, &self->par, "par", "i", 8, TT_PAR_SIZE, 0) ||
-        !tt_get_vector(ws, &self->ws, "ws", "i", 8, TT_WS_SIZE, 1) ||
+        !tt_get_vector(ws, &self->ws, "ws", "i", 8, (Py_ssize_t)TT_WS_SIZE, 1) ||
         !tt_get_vector(out53, &self->out53, "out53", "i", 8, 53, 1) ||
         !tt_get_vector(dv53, &self->dv53, "dv53", "i", 8, 53, 1) ||
         !tt_get_vector(cards, &self->cards, "cards", "u", 1, TT_ARRANGE_CARDS, 1) ||
@@ -208,17 +213,10 @@ static PyObject *Kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
         Py_DECREF(self);
         return NULL;
     }
-    self->wr = PyMem_Calloc(TT_WR_SIZE, sizeof(int64_t));
-    self->runs = PyMem_Calloc(TT_ARRANGE_RUNS, sizeof(int64_t));
-    if (self->wr == NULL || self->runs == NULL) {
-        Py_DECREF(self);
-        return PyErr_NoMemory();
-    }
     self->s.tab = &((TablesObject *)tables)->tab;
     self->s.par = p;
     self->s.w = w;
-    self->s.ws = self->ws.buf;
-    self->s.wr = self->wr;
+    self->s.ws = (tt_workspace *)self->ws.buf;
     return (PyObject *)self;
 }
 
@@ -230,38 +228,41 @@ static int check_nargs(Py_ssize_t nargs, Py_ssize_t want, const char *name) {
     return 0;
 }
 
-/* evaluate(counts, lex): the fewest penalty of the hand in mode lex (0..3, plus 8 for the
-   general search only: see solver.h); -1 not certified, -3 more than TT_MAX_HAND cards. */
+/* evaluate(counts, lex): the fewest penalty of the hand in mode lex (a tt_mode, 0..3, plus
+   TT_GENERAL for the general search only: see solver/basics.h); -1 not certified, -3 more than
+   TT_MAX_HAND cards. */
 static PyObject *Kernel_evaluate(tt_KernelObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (check_nargs(nargs, 2, "evaluate") < 0) return NULL;
     long lex = PyLong_AsLong(args[1]);
     if (lex == -1 && PyErr_Occurred()) return NULL;
-    if ((lex & ~(long)TT_GENERAL) < 0 || (lex & ~(long)TT_GENERAL) > 3) {
+    long mode = lex & ~(long)TT_GENERAL;
+    if (mode < TT_POINTS || mode > TT_LESS_BEST_DROP) {
         PyErr_Format(PyExc_ValueError, "lex must be 0..3, plus %d for the general search, got %ld",
                      TT_GENERAL, lex);
         return NULL;
     }
     if (get_counts(args[0], self->counts, "counts") < 0) return NULL;
-    if (lex < 3) { /* the lean search first (it counts the cards too) */
-        int64_t value = tt_evaluate_one(&self->s, self->counts, TT_MAX_HAND, lex);
-        if (value != -2) return PyLong_FromLongLong(value);
+    if (lex < TT_LESS_BEST_DROP) { /* the lean search first (it counts the cards too) */
+        int64_t value = tt_evaluate_one(&self->s, self->counts, TT_MAX_HAND, (int)lex);
+        if (value != TT_NOT_LEAN) return PyLong_FromLongLong(value);
         lex |= TT_GENERAL;
     }
-    if (tt_hand_size(self->counts) > TT_MAX_HAND) return PyLong_FromLong(-3);
-    return PyLong_FromLongLong(tt_evaluate(&self->s, self->counts, lex));
+    if (tt_hand_size(self->counts) > TT_MAX_HAND) return PyLong_FromLong(TT_TOO_MANY);
+    return PyLong_FromLongLong(tt_evaluate(&self->s, self->counts, (int)lex));
 }
 
-/* lean(counts, lex): the lean search alone (-2 for a hand with several copies of a card). */
+/* lean(counts, lex): the lean search alone (TT_NOT_LEAN, -2, for a hand with several copies of
+   a card). */
 static PyObject *Kernel_lean(tt_KernelObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (check_nargs(nargs, 2, "lean") < 0) return NULL;
     long lex = PyLong_AsLong(args[1]);
     if (lex == -1 && PyErr_Occurred()) return NULL;
-    if (lex < 0 || lex > 2) {
+    if (lex < TT_POINTS || lex > TT_PLAN) {
         PyErr_Format(PyExc_ValueError, "lex must be 0..2 for the lean search, got %ld", lex);
         return NULL;
     }
     if (get_counts(args[0], self->counts, "counts") < 0) return NULL;
-    return PyLong_FromLongLong(tt_evaluate_one(&self->s, self->counts, TT_MAX_CARDS, lex));
+    return PyLong_FromLongLong(tt_evaluate_one(&self->s, self->counts, TT_MAX_CARDS, (int)lex));
 }
 
 /* values(hands, out): evaluate (points only) every row of hands ((n, 53) uint8) into out. */
@@ -279,8 +280,9 @@ static PyObject *Kernel_values(tt_KernelObject *self, PyObject *const *args, Py_
     int64_t *values = out.buf;
     for (Py_ssize_t i = 0; i < n; i++) {
         memcpy(self->counts, rows + 53 * i, 53);
-        int64_t value = tt_evaluate_one(&self->s, self->counts, TT_MAX_CARDS, 0);
-        if (value == -2) value = tt_evaluate(&self->s, self->counts, TT_GENERAL);
+        int64_t value = tt_evaluate_one(&self->s, self->counts, TT_MAX_CARDS, TT_POINTS);
+        if (value == TT_NOT_LEAN)
+            value = tt_evaluate(&self->s, self->counts, TT_POINTS | TT_GENERAL);
         values[i] = value;
     }
     PyBuffer_Release(&hands);
@@ -333,8 +335,7 @@ static PyObject *Kernel_arrange(tt_KernelObject *self, PyObject *const *args, Py
     } else if (get_counts(args[0], self->counts, "counts") < 0) {
         return NULL;
     }
-    if (a.points == 0) a = tt_arrange(&self->s, self->counts, self->cards.buf, self->keys.buf,
-                                      self->runs);
+    if (a.points == 0) a = tt_arrange(&self->s, self->counts, self->cards.buf, self->keys.buf);
     return Py_BuildValue("(LLLL)", (long long)a.melds, (long long)a.cards, (long long)a.dead,
                          (long long)a.points);
 }
@@ -343,7 +344,7 @@ static PyObject *Kernel_arrange(tt_KernelObject *self, PyObject *const *args, Py
 static PyObject *Kernel_go_out(tt_KernelObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (check_nargs(nargs, 1, "go_out") < 0) return NULL;
     if (get_counts(args[0], self->counts, "counts") < 0) return NULL;
-    if (tt_hand_size(self->counts) > TT_MAX_HAND) return PyLong_FromLong(-3);
+    if (tt_hand_size(self->counts) > TT_MAX_HAND) return PyLong_FromLong(TT_TOO_MANY);
     return PyLong_FromLongLong(tt_go_out(&self->s, self->counts, self->out53.buf));
 }
 
@@ -399,6 +400,48 @@ static PyTypeObject KernelType = {
     .tp_getset = Kernel_getset,
 };
 
+/* ------------------------------------------------------------------------- the workspace */
+/* The result fields of tt_workspace as Python reads them, with their offsets and sizes taken
+   from the struct itself (its scratch is not listed); columns: 0 a number, 1 a vector, 2 or
+   more a matrix of that many columns. */
+#define WS_FIELD(f) #f, offsetof(tt_workspace, f), sizeof(((tt_workspace *)0)->f)
+static const struct {
+    const char *name;
+    size_t offset, size, columns;
+} WS_FIELDS[] = {
+    {WS_FIELD(md), 0},        {WS_FIELD(unsure), 0}, {WS_FIELD(nsets), 0},
+    {WS_FIELD(set_wilds), 0}, {WS_FIELD(all_nat), 0}, {WS_FIELD(cards), 0},
+    {WS_FIELD(ndead), 0},     {WS_FIELD(sets), 2},    {WS_FIELD(suits), 2},
+    {WS_FIELD(dead), 1},      {WS_FIELD(dead_codes), 1},
+};
+
+/* WORKSPACE: ((name, offset in bytes, shape), ...) of the result fields, or NULL with an
+   exception set. */
+static PyObject *workspace_fields(void) {
+    size_t n = sizeof WS_FIELDS / sizeof *WS_FIELDS;
+    PyObject *out = PyTuple_New((Py_ssize_t)n);
+    if (out == NULL) return NULL;
+    for (size_t i = 0; i < n; i++) {
+        size_t items = WS_FIELDS[i].size / sizeof(int64_t), columns = WS_FIELDS[i].columns;
+        PyObject *shape;
+        if (columns == 0)
+            shape = PyTuple_New(0);
+        else if (columns == 1)
+            shape = Py_BuildValue("(n)", (Py_ssize_t)items);
+        else
+            shape = Py_BuildValue("(nn)", (Py_ssize_t)(items / columns), (Py_ssize_t)columns);
+        PyObject *field = shape == NULL ? NULL
+                                        : Py_BuildValue("(snN)", WS_FIELDS[i].name,
+                                                        (Py_ssize_t)WS_FIELDS[i].offset, shape);
+        if (field == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(out, (Py_ssize_t)i, field);
+    }
+    return out;
+}
+
 /* -------------------------------------------------------------------------------- module */
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
@@ -430,14 +473,11 @@ PyMODINIT_FUNC PyInit__csolver(void) {
         {"PAR_SIZE", TT_PAR_SIZE},
         {"P_TOP", TT_P_TOP},
         {"P_ALL_WILD", TT_P_ALL_WILD},
-        {"WS_SIZE", TT_WS_SIZE},
-        {"W_MD", TT_W_MD},
-        {"W_NSETS", TT_W_NSETS},
-        {"W_D", TT_W_D},
-        {"W_UNSURE", TT_W_UNSURE},
-        {"W_SETS", TT_W_SETS},
-        {"W_SUITS", TT_W_SUITS},
-        {"W_DEAD", TT_W_DEAD},
+        {"WS_SIZE", (long)TT_WS_SIZE},
+        {"POINTS", TT_POINTS},
+        {"POINTS_AND_COSTLIEST", TT_POINTS_AND_COSTLIEST},
+        {"PLAN", TT_PLAN},
+        {"LESS_BEST_DROP", TT_LESS_BEST_DROP},
         {"GENERAL", TT_GENERAL},
         {"ARRANGE_CARDS", TT_ARRANGE_CARDS},
         {"ARRANGE_KEYS", TT_ARRANGE_KEYS},
@@ -447,6 +487,12 @@ PyMODINIT_FUNC PyInit__csolver(void) {
             Py_DECREF(m);
             return NULL;
         }
+    }
+    PyObject *fields = workspace_fields();
+    if (fields == NULL || PyModule_AddObject(m, "WORKSPACE", fields) < 0) {
+        Py_XDECREF(fields);
+        Py_DECREF(m);
+        return NULL;
     }
     if (PyModule_AddIntConstant(m, "WILD_MAX", (long)WILD_MAX) < 0 ||
 #if defined(__clang__)

@@ -19,13 +19,11 @@ typedef struct {
     tt_solver s;        /* its configuration; s.tab points into `tables` */
     PyObject *tables;   /* the Tables object that owns the suit tables and the memo */
     Py_buffer par;      /* the arrays of Python's that the kernel reads and writes */
-    Py_buffer ws;
+    Py_buffer ws;       /* s.ws: the workspace (tt_workspace), an int64 array of TT_WS_SIZE */
     Py_buffer out53;
     Py_buffer dv53;
     Py_buffer cards;
     Py_buffer keys;
-    int64_t *wr;        /* its own scratch: TT_WR_SIZE, and arrange()'s runs */
-    int64_t *runs;
     uint8_t counts[53]; /* a copy of the hand being solved */
 } tt_KernelObject;
 

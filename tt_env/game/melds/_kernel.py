@@ -84,7 +84,7 @@ KINDS_OF_MELD = ("set", "run", "wild")  # a meld key's kind
 
 def meld_of_key(key: int) -> tuple[str, int, int, int, int, int, int]:
     """(kind, rank, suit, low, high, wilds, size) of a meld key written by the kernel's arrange
-    (``tt_meld_key`` in solver.h)."""
+    (``tt_meld_key`` in solver/arrange.h)."""
     return (
         KINDS_OF_MELD[key & 3],
         key >> 2 & 15,
@@ -96,14 +96,37 @@ def meld_of_key(key: int) -> tuple[str, int, int, int, int, int, int]:
     )
 
 
+_WORKSPACE_DTYPES: dict = {}  # extension module -> the numpy layout of its workspace
+
+
+def workspace_dtype(native) -> np.dtype:
+    """The kernel's workspace (``tt_workspace`` in solver/workspace.h) as a numpy structured
+    type: its result fields by name (``md``, ``unsure``, the plan: ``nsets``, ``sets``,
+    ``suits``, ``dead``...), at the offsets and shapes the extension reads from the struct
+    itself (``WORKSPACE``), over its ``WS_SIZE`` int64 entries."""
+    dtype = _WORKSPACE_DTYPES.get(native)
+    if dtype is None:
+        names, offsets, shapes = zip(*native.WORKSPACE)
+        dtype = _WORKSPACE_DTYPES[native] = np.dtype(
+            {
+                "names": list(names),
+                "formats": [np.dtype((np.int64, shape)) for shape in shapes],
+                "offsets": list(offsets),
+                "itemsize": native.WS_SIZE * np.dtype(np.int64).itemsize,
+            }
+        )
+    return dtype
+
+
 class Kernel:
     """The kernel's view of one configuration (rules, wild rank, joker penalty).
 
     ``c`` is the extension's Kernel: it holds the configuration's penalties (``par``), the
-    shared suit tables and the arrays it writes its results into (``ws``, the workspace;
-    ``out53``, ``dv53``; ``out_bytes`` and ``keys`` for arrange), which are this object's numpy
-    arrays, read here after each call. A Kernel is compiled state: copying one gives the same
-    object back, pickling one is refused (it is rebuilt on first use).
+    shared suit tables and the arrays it writes its results into (the workspace; ``out53``,
+    ``dv53``; ``out_bytes`` and ``keys`` for arrange), which are this object's numpy arrays,
+    read here after each call: ``ws`` is the workspace by name (:func:`workspace_dtype`, one
+    record: ``ws["md"]``, ``ws["dead"]``...). A Kernel is compiled state: copying one gives the
+    same object back, pickling one is refused (it is rebuilt on first use).
     """
 
     __slots__ = (
@@ -134,16 +157,15 @@ class Kernel:
             if tables is None:
                 tables = _TABLES[key] = native.Tables(key[1], cfg.top, MEMO_SLOTS)
         self.tables = tables
-        self.ws = np.zeros(native.WS_SIZE, np.int64)
+        ws = np.zeros(native.WS_SIZE, np.int64)  # what the extension writes into
+        self.ws = ws.view(workspace_dtype(native)).reshape(())
         self.out53 = np.zeros(53, np.int64)
         self.dv53 = np.zeros(53, np.int64)
         # arrange()'s cards: a bytearray Python reads directly (its ints, no numpy scalars)
         self.out_bytes = bytearray(native.ARRANGE_CARDS)
         self.out8 = np.frombuffer(self.out_bytes, np.uint8)
         self.keys = np.zeros(native.ARRANGE_KEYS, np.int64)
-        self.c = native.Kernel(
-            tables, par, self.w, self.ws, self.out53, self.dv53, self.out8, self.keys
-        )
+        self.c = native.Kernel(tables, par, self.w, ws, self.out53, self.dv53, self.out8, self.keys)
 
     def __copy__(self) -> Kernel:
         return self
@@ -157,15 +179,16 @@ class Kernel:
     def value(self, counts) -> int:
         """The fewest penalty of ``counts`` (53 counts as bytes), or -1 when the kernel cannot
         certify it."""
-        return self.c.evaluate(counts, 0)
+        return self.c.evaluate(counts, self.native.POINTS)
 
     def plan(self, counts) -> int:
-        """Like :meth:`value`, leaving the best arrangement's plan in the workspace."""
-        return self.c.evaluate(counts, 2)
+        """Like :meth:`value`, leaving the best arrangement's plan in the workspace (``ws``:
+        ``nsets``, ``sets``, ``suits``, ``dead``...) and its costliest deadwood card (``md``)."""
+        return self.c.evaluate(counts, self.native.PLAN)
 
     def unsure(self) -> int:
         """How many values the last :meth:`discard_values` could not certify."""
-        return int(self.ws[self.native.W_UNSURE])
+        return int(self.ws["unsure"])
 
     def discard_values(self, counts: bytes) -> tuple[np.ndarray, int]:
         """(the value of the hand less one card of each kind, -2 for kinds not held and -1
