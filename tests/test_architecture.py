@@ -1,6 +1,7 @@
 """The architecture stays visible: subpackages by concern in one order of layers, no import
 circle between them (function-level imports included), no import of another subpackage's
-private names, the rules engine knows nothing of RL, agents see no hidden state."""
+private names, no use of another object's private names, the rules engine knows nothing of RL,
+agents see no hidden state."""
 
 from __future__ import annotations
 
@@ -171,6 +172,91 @@ def test_the_private_names_check_catches_what_it_should():
         "tt_env.game.melds._config solver_config",
         "tt_env.game.melds _kernel_of",
         "tt_env.learned._cfeatures",
+    ]
+
+
+# Names that begin with "_" and are public all the same: a library's documented convention.
+PUBLIC_BY_CONVENTION = {
+    # collections.namedtuple's methods and attributes: the underscore keeps them apart from
+    # the field names, the docs say so ("To prevent conflicts with field names...").
+    "_replace": "namedtuple: a copy with some fields replaced",
+    "_asdict": "namedtuple: the fields as a dict",
+    "_fields": "namedtuple: the field names",
+    "_make": "namedtuple: an instance from an iterable",
+    "_field_defaults": "namedtuple: the fields' default values",
+}
+OWN = ("self", "cls")  # and super(): an object's private names are its own to use
+BY_NAME = ("getattr", "setattr", "hasattr", "delattr")
+
+
+def reach_throughs(source: str) -> list[tuple[int, str]]:
+    """(line, expression) of each use in ``source`` of another object's private name: ``x._name``
+    (read or written, a module's ``_name`` included) or ``getattr(x, "_name")`` and its kin,
+    where ``x`` is not ``self``, ``cls`` or ``super()``. Dunders and
+    :data:`PUBLIC_BY_CONVENTION` are public."""
+
+    def private(name: str) -> bool:
+        dunder = name.startswith("__") and name.endswith("__")
+        return name.startswith("_") and not dunder and name not in PUBLIC_BY_CONVENTION
+
+    def own(node: ast.expr) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in OWN
+        return (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "super"
+        )
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute):
+            if private(node.attr) and not own(node.value):
+                found.append((node.lineno, ast.unparse(node)))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in BY_NAME
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+            and private(node.args[1].value)
+            and not own(node.args[0])
+        ):
+            found.append((node.lineno, ast.unparse(node)))
+    return sorted(found)
+
+
+def test_no_module_reaches_into_another_objects_private_names():
+    """An object's ``_name`` is its own: what another object needs, the owner offers as a public
+    method or property (STYLE.md: no reach-throughs such as ``tables[i]._done = ...``)."""
+    found = [
+        f"{name}:{line} {expression}"
+        for name, path in MODULES.items()
+        for line, expression in reach_throughs(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_reach_through_check_catches_what_it_should():
+    source = (
+        "class Table:\n"
+        "    def step(self, tables, env, point, model):\n"
+        "        self._done = cls._count = super()._reset()\n"  # its own: fine
+        "        tables[0]._done = True\n"  # another object's, written
+        "        reward = env._cumulative_rewards['player_0']\n"  # read
+        "        parser = argparse._SubParsersAction\n"  # a module's private name
+        "        if getattr(model, '_logger', None) is None:\n"  # by name
+        "            setattr(self, '_seen', True)\n"  # by name, its own: fine
+        "        moved = point._replace(x=1)._asdict()\n"  # namedtuple's convention: fine
+        "        return env.__class__, env.__dict__, env.rewards, env.__secret\n"
+    )
+    assert [expression for _, expression in reach_throughs(source)] == [
+        "tables[0]._done",
+        "env._cumulative_rewards",
+        "argparse._SubParsersAction",
+        "getattr(model, '_logger', None)",
+        "env.__secret",  # name-mangled, not a dunder: private too
     ]
 
 

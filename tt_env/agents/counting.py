@@ -68,6 +68,13 @@ class CountingAgent(BaseAgent):
         state["_compiled"] = None
         return state
 
+    @property
+    def compiled_rule(self) -> CompiledExpectedPenalty:
+        """The rule's compiled twin, built on first use (shared by :meth:`act_many`)."""
+        if self._compiled is None:
+            self._compiled = CompiledExpectedPenalty(self.rule, self.rules)
+        return self._compiled
+
     def batch_key(self) -> tuple:
         """Agents with equal keys decide alike: :func:`tt_env.agents.together.act_together`
         answers them in one call of :meth:`act_many`."""
@@ -78,10 +85,7 @@ class CountingAgent(BaseAgent):
     def act_many(cls, agents, observations: np.ndarray, masks: np.ndarray) -> list[int]:
         """:meth:`act` of ``agents[i]`` (all of one :meth:`batch_key`) on each row: one compiled
         rule serves them all (the rule keeps no state between decisions)."""
-        first = agents[0]
-        if first._compiled is None:
-            first._compiled = CompiledExpectedPenalty(first.rule, first.rules)
-        compiled = first._compiled
+        compiled = agents[0].compiled_rule
         obs = np.ascontiguousarray(observations, np.float32)
         masks = np.ascontiguousarray(masks, np.int8)
         actions = []
@@ -93,9 +97,7 @@ class CountingAgent(BaseAgent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         mask = np.asarray(action_mask)
         legal_actions(mask)
-        if self._compiled is None:
-            self._compiled = CompiledExpectedPenalty(self.rule, self.rules)
-        action = self._compiled.act(observation, mask)
+        action = self.compiled_rule.act(observation, mask)
         if action is not None:
             return action
         seen = self.valuation.see(observation)

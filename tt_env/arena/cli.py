@@ -141,9 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--plain", action="store_true", help="plain-text table (no rich)")
     add_rules_arguments(parser)
-    for action in parser._actions:  # to tell a --preset given from the default (--resume)
-        if action.dest == "preset":
-            action.default = UNSET
+    parser.set_defaults(preset=UNSET)  # to tell a --preset given from the default (--resume)
     return parser
 
 

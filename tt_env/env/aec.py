@@ -480,6 +480,15 @@ class raw_env(AECEnv):
             reward = 0.0
         return (self.observe(agent) if observe else None, reward, termination, truncation, info)
 
+    def cumulative_reward(self, agent: str) -> float:
+        """What ``agent`` has earned since it last acted (what :meth:`last` returns for it)."""
+        return self._cumulative_rewards[agent]
+
+    @property
+    def last_step_rewarded(self) -> bool:
+        """True when ``rewards`` holds rewards given by the last step (the next step clears them)."""
+        return self._rewards_dirty
+
     def _legal_now(self) -> bytes:
         """The mask of the state as bytes (kept until the next step) and as an array."""
         if self._over:

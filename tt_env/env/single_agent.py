@@ -124,6 +124,11 @@ class SingleAgentEnv(gymnasium.Env):
     played, whose ``game`` is the engine game), ``opponents`` (the agents, in play order after the
     learner), ``seat`` (the fixed seat or None), and per episode ``learner_seat`` and
     ``learner`` (its agent name).
+
+    For batches of tables (:mod:`tt_env.vector`, ``tt-train``), :meth:`reset` and :meth:`step`
+    also come in parts: :meth:`begin_reset` or :meth:`play_learner`; the opponents' moves
+    (:meth:`play_opponents`, or :meth:`opponent_request` and :meth:`play_opponent` answered
+    together across tables); then :meth:`reset_result` or :meth:`step_result`.
     """
 
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 1}
@@ -192,12 +197,12 @@ class SingleAgentEnv(gymnasium.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        self._reset_begin(seed, options)
-        self._done = self._play_opponents()
-        return self._reset_result()
+        self.begin_reset(seed, options)
+        self.play_opponents()
+        return self.reset_result()
 
-    def _reset_begin(self, seed: int | None, options: dict[str, Any] | None) -> None:
-        """The first part of reset(): the new episode is dealt, nobody has moved yet."""
+    def begin_reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """The first part of :meth:`reset`: deal the new episode; nobody has moved yet."""
         # Everything is checked before anything changes: a refused reset leaves the env as it was.
         from tt_env.game.engine import check_seed
 
@@ -244,8 +249,8 @@ class SingleAgentEnv(gymnasium.Env):
         self._rounds_seen = len(aec.game.round_results)
         self._moves = []
 
-    def _reset_result(self) -> tuple[np.ndarray, dict[str, Any]]:
-        """What reset() returns once the opponents before the learner have moved."""
+    def reset_result(self) -> tuple[np.ndarray, dict[str, Any]]:
+        """What :meth:`reset` returns, once the opponents before the learner have moved."""
         if self._done:  # impossible while turn_cap >= num_players (checked)
             raise RuntimeError("the episode ended before the learner's first turn")
         obs, info = self._observe()
@@ -259,65 +264,63 @@ class SingleAgentEnv(gymnasium.Env):
         or the episode is over. An illegal action ends the episode (``illegal_action=
         "terminate"``, the default) or raises
         :class:`~tt_env.three_thirteen_v0.IllegalActionError` and changes nothing (``"raise"``)."""
-        self._learner_move(action)
-        self._done = self._play_opponents()
-        return self._step_result()
+        self.play_learner(action)
+        self.play_opponents()
+        return self.step_result()
 
-    def _learner_move(self, action: Any) -> None:
-        """The first part of step(): play the learner's action."""
+    def play_learner(self, action: Any) -> None:
+        """The first part of :meth:`step`: play the learner's ``action``."""
         if self._done:
             raise ResetNeeded("the episode is over (or never began): call reset() before step()")
         self.aec_env.step(action)  # checks the action first: an illegal one ends the episode
         if self.render_mode is not None:
             self._moves = [(self.learner, int(action))]
 
-    def _step_result(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """The last part of step(), once the opponents have moved: what it returns."""
+    def step_result(self) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """What :meth:`step` returns, once the opponents have moved."""
         # The AEC env zeroes an agent's cumulative reward when it acts and adds every reward
         # given since: so this is all the learner earned since its action, whoever ended a round.
-        reward = float(self.aec_env._cumulative_rewards[self.learner])
+        reward = float(self.aec_env.cumulative_reward(self.learner))
         obs, info = self._observe()
         if self.render_mode == "human":
             self.render()
         return obs, reward, self._done, False, info
 
-    def _play_opponents(self) -> bool:
-        """Let the opponents move until the learner is to move; True when the episode is over."""
-        while True:
-            request = self._opponent_request()
-            if request is not None:
-                self._play_opponent(request, request[0].act(request[2], request[3]))
-                continue
-            return self._done_now()
+    def play_opponents(self) -> None:
+        """Let the opponents move until the learner is to move or the episode is over."""
+        while (request := self.opponent_request()) is not None:
+            self.play_opponent(request, request[0].act(request[2], request[3]))
 
-    def _opponent_request(self) -> tuple[Any, int, np.ndarray, np.ndarray] | None:
-        """The opponent to move now as ``(agent, seat, observation, mask)``, or None when the
-        learner is to move or the episode is over (:meth:`_done_now` says which). The batched
-        environment (:mod:`tt_env.vector`) asks every table for this, answers all the requests
-        together, and gives each answer to :meth:`_play_opponent`: the same moves as
-        :meth:`_play_opponents`, which does the same one table at a time."""
+    def opponent_request(self) -> tuple[Any, int, np.ndarray, np.ndarray] | None:
+        """The opponent to move now as ``(agent, seat, observation, mask)``; None when the
+        learner is to move or the episode is over (:attr:`needs_reset` says which).
+
+        The batched environments (:mod:`tt_env.vector`, ``tt-train``) ask every table for this,
+        answer all the requests together and give each answer to :meth:`play_opponent`: the
+        moves of :meth:`play_opponents`, which does the same one table at a time."""
         aec = self.aec_env
         agent = aec.agent_selection
         if aec.terminations[agent] or aec.truncations[agent]:
+            self._done = True
             return None
         game = aec.game
         if len(game.round_results) != self._rounds_seen:  # a new round was dealt
             self._rounds_seen = len(game.round_results)
             self._new_round(self.opponents)
         if agent == self.learner:
+            self._done = False
             return None
         seat = self._seat_of[agent]
         observation = aec.observe(agent)
         return self._seated[seat], seat, observation["observation"], observation["action_mask"]
 
-    def _done_now(self) -> bool:
-        """With no opponent to move (:meth:`_opponent_request` gave None): is the episode over?"""
-        aec = self.aec_env
-        agent = aec.agent_selection
-        return bool(aec.terminations[agent] or aec.truncations[agent])
+    @property
+    def needs_reset(self) -> bool:
+        """True when the episode is over (or never began): :meth:`step` needs a reset first."""
+        return self._done
 
-    def _play_opponent(self, request: tuple[Any, int, np.ndarray, np.ndarray], action) -> None:
-        """Play the action an opponent chose for :meth:`_opponent_request`'s ``request``."""
+    def play_opponent(self, request: tuple[Any, int, np.ndarray, np.ndarray], action) -> None:
+        """Play the ``action`` an opponent chose for :meth:`opponent_request`'s ``request``."""
         opponent, seat, _, mask = request
         if not (
             isinstance(action, (int, np.integer)) and 0 <= action < NUM_ACTIONS and mask[action]
@@ -378,6 +381,10 @@ class SingleAgentEnv(gymnasium.Env):
     def game(self):
         """The engine game being played (for referees and tests; agents never see it)."""
         return self.aec_env.game
+
+    def agent_in_seat(self, seat: int) -> Any:
+        """The agent playing ``seat`` this episode; None for the learner's seat."""
+        return self._seated[seat]
 
     # ------------------------------------------------------------------ render
     def render(self) -> str | np.ndarray | None:

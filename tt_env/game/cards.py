@@ -43,7 +43,6 @@ class Card(int):
     """
 
     __slots__ = ()
-    _instances: list[Card] = []
 
     def __new__(cls, index: int) -> Card:
         if (
@@ -51,7 +50,7 @@ class Card(int):
             and not isinstance(index, bool)
             and (0 <= index < NUM_KINDS)
         ):
-            return cls._instances[index]
+            return ALL_CARDS[index]
         raise ValueError(
             f"card index must be an integer in 0..{NUM_KINDS - 1}, got {_short(index)}"
         )
@@ -103,8 +102,8 @@ class Card(int):
         return (Card, (int(self),))
 
 
-Card._instances = [int.__new__(Card, k) for k in range(NUM_KINDS)]
-ALL_CARDS: tuple[Card, ...] = tuple(Card._instances)
+# The shared instances that Card(k) returns, made once (int.__new__: Card.__new__ hands them out).
+ALL_CARDS: tuple[Card, ...] = tuple(int.__new__(Card, k) for k in range(NUM_KINDS))
 
 _RANK_TOKENS = {name: r for r, name in enumerate(RANK_NAMES) if name}
 _RANK_TOKENS.update({"10": 10, "1": 1})

@@ -714,13 +714,21 @@ class Game:
         """
         if self._ended is None:
             raise ValueError("no round has ended yet")
-        snapshot = copy.copy(self)  # shallow: the ended round's state is never changed again
-        snapshot._round, snapshot.round_index, snapshot.current = self._ended
-        snapshot.phase = Phase.GAME_OVER if self.is_over else Phase.ROUND_OVER
-        snapshot._legal_cache = []
-        snapshot.scores = list(self.scores)
-        snapshot.moves = list(self.moves)
-        snapshot.round_results = list(self.round_results)
+        ended, round_index, current = self._ended
+        # A shallow copy (the ended round's state is never changed again), its fields set as
+        # __deepcopy__ sets a copy's: a new object's, before anyone holds it.
+        snapshot = object.__new__(type(self))
+        snapshot.__dict__.update(
+            self.__dict__,
+            _round=ended,
+            round_index=round_index,
+            current=current,
+            phase=Phase.GAME_OVER if self.is_over else Phase.ROUND_OVER,
+            _legal_cache=[],
+            scores=list(self.scores),
+            moves=list(self.moves),
+            round_results=list(self.round_results),
+        )
         return snapshot
 
     # ------------------------------------------------------------------ views

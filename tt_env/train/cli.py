@@ -117,9 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
                     flag, default=UNSET, type=kind, help=f"{text} (default: {default!r})"
                 )
     add_rules_arguments(parser)
-    for action in parser._actions:  # the preset's default comes from the config, not argparse
-        if action.dest == "preset":
-            action.default = UNSET
+    parser.set_defaults(preset=UNSET)  # the preset's default comes from the config, not argparse
     return parser
 
 

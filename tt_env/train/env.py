@@ -104,26 +104,27 @@ class TrainingEnv(gymnasium.Env):
     def reference_reward(self) -> float:
         """The learner seat's round reward when the baseline agent plays the rest of this round
         in its place, on a copy of the game as it stands (see the class docstring)."""
-        self._reference_begin()
-        while (asked := self._reference_request()) is not None:
+        self.begin_reference()
+        while (asked := self.reference_request()) is not None:
             agent, obs, mask, _ = asked
-            self._replay.step(agent.act(obs, mask))
+            self.play_reference(agent.act(obs, mask))
         return self._reference
 
     # The replay of reference_reward() in parts, for the batch (TrainingVecEnv), which answers
     # the replays of every table together.
-    def _reference_begin(self) -> None:
+    def begin_reference(self) -> None:
+        """The first part of :meth:`reference_reward`: the replay starts from a copy of the game."""
         self._replay.reset(options={"game": self.env.game})  # a copy: the real game is untouched
         learner = self.env.learner
         self._replay_seats = {
-            a: self._baseline_agent if a == learner else _replay_copy(self.env._seated[i])
+            a: self._baseline_agent if a == learner else _replay_copy(self.env.agent_in_seat(i))
             for i, a in enumerate(self._replay.possible_agents)
         }
         self._reference = 0.0
 
-    def _reference_request(self):
+    def reference_request(self):
         """``(agent, observation, mask, name)`` for the next move of the replay, or None once
-        the round has ended (then :attr:`_reference` is the learner seat's reward)."""
+        the round has ended (then the baseline's reward on this deal is known)."""
         env, learner = self._replay, self.env.learner
         while env.agents:
             agent = env.agent_selection
@@ -135,6 +136,10 @@ class TrainingEnv(gymnasium.Env):
                 continue
             return self._replay_seats[agent], obs["observation"], obs["action_mask"], agent
         return None
+
+    def play_reference(self, action: int) -> None:
+        """Play ``action``, the answer to :meth:`reference_request`, in the replay."""
+        self._replay.step(action)
 
     def oracle_features(self) -> np.ndarray:
         """The hidden cards as the learner's seat would never see them, ``oracle_width(rules)``
@@ -159,35 +164,39 @@ class TrainingEnv(gymnasium.Env):
         return x
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        self._reset_begin(seed, options)
-        self.env._done = self.env._play_opponents()
-        return self._reset_result()
+        self.begin_reset(seed, options)
+        self.env.play_opponents()
+        return self.reset_result()
 
     def step(self, action):
-        self.env._learner_move(int(action))
-        self.env._done = self.env._play_opponents()
-        return self._step_result()
+        self.env.play_learner(int(action))
+        self.env.play_opponents()
+        return self.step_result()
 
     # The parts of reset() and step() around the opponents' moves, for the batch
     # (TrainingVecEnv), which plays the opponents of every table together in between.
-    def _reset_begin(self, seed: int | None, options: dict[str, Any] | None) -> None:
+    def begin_reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """The first part of :meth:`reset`: draw the opponents from the pool, deal the episode."""
         super().reset(seed=seed)
         if seed is not None:
             self.pool.rng = np.random.default_rng([seed, 1])
         for i, seat in enumerate(self.seats):
             seat.label, seat.agent = self.pool.sample(i)
-        self.env._reset_begin(seed, options)
+        self.env.begin_reset(seed, options)
 
-    def _reset_result(self, replay: bool = True):
-        obs, info = self.env._reset_result()
+    def reset_result(self, replay: bool = True):
+        """What :meth:`reset` returns, once the opponents before the learner have moved;
+        ``replay=False`` leaves the baseline's replay of the deal to the caller."""
+        obs, info = self.env.reset_result()
         self._episode_reward, self._episode_length = 0.0, 0
         self.raw_observation = obs
         if self.baseline and replay:  # the batch replays every table's deal together
             self._reference = self.reference_reward()
         return self._observe(obs), info
 
-    def _step_result(self):
-        obs, reward, terminated, truncated, info = self.env._step_result()
+    def step_result(self):
+        """What :meth:`step` returns, once the opponents have moved."""
+        obs, reward, terminated, truncated, info = self.env.step_result()
         self.raw_observation = obs
         self._episode_reward += reward
         self._episode_length += 1
@@ -294,7 +303,7 @@ class TrainingVecEnv(TablesVecEnv):
         seed = self._take_seed()
         n = self.num_envs
         for i, table in enumerate(self.tables):
-            table._reset_begin(None if seed is None else seed + i, None)
+            table.begin_reset(None if seed is None else seed + i)
         play_opponents(self._cores(), range(n))
         obs = np.stack(self._reset_results(range(n)))
         self.reset_infos = [{} for _ in range(n)]
@@ -305,16 +314,16 @@ class TrainingVecEnv(TablesVecEnv):
         replays of their deals (:meth:`TrainingEnv.reference_reward`), answered together."""
         out = []
         for i in rows:
-            obs, info = self.tables[i]._reset_result(replay=False)
+            obs, info = self.tables[i].reset_result(replay=False)
             self._masks[i] = info["action_mask"]
             out.append(obs)
         replays = [i for i in rows if self.tables[i].baseline]
         for i in replays:
-            self.tables[i]._reference_begin()
+            self.tables[i].begin_reference()
         answer_together(
             replays,
-            lambda i: self.tables[i]._reference_request(),
-            lambda i, asked, action: self.tables[i]._replay.step(action),
+            lambda i: self.tables[i].reference_request(),
+            lambda i, asked, action: self.tables[i].play_reference(action),
         )
         return out
 
@@ -322,20 +331,20 @@ class TrainingVecEnv(TablesVecEnv):
         actions = self._take_actions()
         n = self.num_envs
         for table, action in zip(self.tables, actions):
-            table.env._learner_move(int(action))
+            table.env.play_learner(int(action))
         play_opponents(self._cores(), range(n))
         obs = [None] * n
         rewards = np.zeros(n, np.float32)
         dones = np.zeros(n, bool)
         infos: list[dict[str, Any]] = [{} for _ in range(n)]
         for i, table in enumerate(self.tables):
-            o, r, term, trunc, info = table._step_result()
+            o, r, term, trunc, info = table.step_result()
             obs[i], rewards[i], dones[i], infos[i] = o, r, term or trunc, info
             self._masks[i] = info["action_mask"]
             if dones[i]:
                 info["terminal_observation"] = o
                 info["TimeLimit.truncated"] = bool(trunc and not term)
-                table._reset_begin(None, None)
+                table.begin_reset()
         finished = list(np.flatnonzero(dones))
         if finished:
             play_opponents(self._cores(), finished)

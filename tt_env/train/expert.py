@@ -77,7 +77,7 @@ def expert_iteration(trainer: Trainer, net: torch.nn.Module) -> None:
     c = trainer.config
     folder = trainer.files.root / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
-    state = trainer._state.setdefault("exit", {"done": 0, "decisions": 0, "rounds": []})
+    state = trainer.state_part("exit", {"done": 0, "decisions": 0, "rounds": []})
     if state["done"] > 0:
         load_weights(net, folder / f"net_{state['done']:03d}.npz")
         trainer.log(f"expert iteration: resuming after round {state['done']}")
@@ -89,7 +89,7 @@ def expert_iteration(trainer: Trainer, net: torch.nn.Module) -> None:
             start, {"round": 0, "decisions": 0, "overruled": ""}, CSV, {"round": 0}
         )
         state["start_evaluated"] = True
-        trainer.files.save_state(trainer._state)
+        trainer.save_state()
     for k in range(state["done"] + 1, c.exit_iterations + 1):
         t0 = time.perf_counter()
         prior = save_model(folder / f"prior_{k:03d}.npz", numpy_weights(net), trainer.metadata(0))
@@ -143,7 +143,7 @@ def expert_iteration(trainer: Trainer, net: torch.nn.Module) -> None:
         path = save_model(folder / f"net_{k:03d}.npz", numpy_weights(net), trainer.metadata(0))
         extra = {"round": k, "decisions": state["decisions"], "overruled": round(changed, 4)}
         trainer.evaluate_file(path, extra, CSV, best_key={"round": k})
-        trainer.files.save_state(trainer._state)
+        trainer.save_state()
 
 
 def _overruled(data: dict[str, np.ndarray]) -> float:

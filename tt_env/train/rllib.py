@@ -181,17 +181,17 @@ class RLlibEnv(MultiAgentEnv):
         over = self._play_opponents()
         # The AEC env zeroes an agent's cumulative reward when it acts and adds every reward
         # given since: all that agent earned since its last action, whoever ended a round.
-        earned = env._cumulative_rewards
+        earned = env.cumulative_reward
         if over:
             learners = self.agents
             obs = {a: self._observe(a) for a in learners}
-            rewards = {a: float(earned[a]) * self.reward_scale for a in learners}
+            rewards = {a: float(earned(a)) * self.reward_scale for a in learners}
             done = dict.fromkeys(learners, True)
             return obs, rewards, {**done, "__all__": True}, {"__all__": False}, {}
         nxt = env.agent_selection
         return (
             {nxt: self._observe(nxt)},
-            {nxt: float(earned[nxt]) * self.reward_scale},
+            {nxt: float(earned(nxt)) * self.reward_scale},
             {"__all__": False},
             {"__all__": False},
             {},

@@ -179,6 +179,14 @@ class Trainer:
     def log(self, text: str) -> None:
         print(f"[tt-train {time.strftime('%H:%M:%S')}] {text}", flush=True)
 
+    def state_part(self, key: str, default: dict[str, Any]) -> dict[str, Any]:
+        """The part ``key`` of the run's state (``default`` if new), to change and then save."""
+        return self._state.setdefault(key, default)
+
+    def save_state(self) -> None:
+        """Write the run's state as it stands (the run's ``state.json``, read to resume)."""
+        self.files.save_state(self._state)
+
     def metadata(self, steps: int) -> dict[str, Any]:
         import sb3_contrib
         import stable_baselines3
@@ -307,7 +315,7 @@ class Trainer:
             other = core["opponent"]
             row = {**extra, "wall_time": round(self.wall_time(), 1), **core}
             self.files.append_csv(csv_name, row)
-            if getattr(model, "_logger", None) is not None:  # none before learn() starts
+            if getattr(model, "logger", None) is not None:  # none before learn() starts
                 model.logger.record(f"eval/diff_vs_{other}", pair.mean)
                 model.logger.record(f"eval/win_rate_vs_{other}", core["win_rate"])
             self.log(

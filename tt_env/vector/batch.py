@@ -206,10 +206,10 @@ class ThreeThirteenVectorEnv(gymnasium.vector.VectorEnv):
                 seeds[0] if isinstance(seeds[0], int) else None
             )
         for i in rows:
-            self.tables[i]._reset_begin(seeds[i], options or None)
+            self.tables[i].begin_reset(seeds[i], options or None)
         self._play_opponents(rows)
         for i in rows:
-            self._write(i, *self.tables[i]._reset_result())
+            self._write(i, *self.tables[i].reset_result())
             self._ended[i] = False
         self._started = True
         return self._outputs(rows), self._infos()
@@ -228,7 +228,7 @@ class ThreeThirteenVectorEnv(gymnasium.vector.VectorEnv):
         # Everything is checked before any table moves: a refused batch changes nothing.
         for i in stepping:
             table = tables[i]
-            if table._done:
+            if table.needs_reset:
                 raise gymnasium.error.ResetNeeded(
                     f"table {i}: the episode is over: call reset() (autoreset_mode='disabled')"
                 )
@@ -236,11 +236,11 @@ class ThreeThirteenVectorEnv(gymnasium.vector.VectorEnv):
             if not 0 <= a < NUM_ACTIONS:
                 raise ValueError(f"table {i}: action {int(a)} is not in Discrete({NUM_ACTIONS})")
             if table.aec_env.illegal_action == "raise" and not self._masks[i, a]:
-                table._learner_move(int(a))  # raises IllegalActionError, naming the action
+                table.play_learner(int(a))  # raises IllegalActionError, naming the action
         for i in resetting:
-            tables[i]._reset_begin(None, None)
+            tables[i].begin_reset()
         for i in stepping:
-            tables[i]._learner_move(int(actions[i]))
+            tables[i].play_learner(int(actions[i]))
         self._play_opponents(range(n))
         rewards = np.zeros(n, np.float64)
         terminations = np.zeros(n, bool)
@@ -248,10 +248,10 @@ class ThreeThirteenVectorEnv(gymnasium.vector.VectorEnv):
         finals: dict[str, Any] = {}
         final_obs: dict[int, np.ndarray] = {}
         for i in resetting:
-            self._write(i, *tables[i]._reset_result())
+            self._write(i, *tables[i].reset_result())
             self._ended[i] = False
         for i in stepping:
-            obs, reward, done, _, info = tables[i]._step_result()
+            obs, reward, done, _, info = tables[i].step_result()
             rewards[i] = reward
             if not done:
                 self._write(i, obs, info)
@@ -259,9 +259,9 @@ class ThreeThirteenVectorEnv(gymnasium.vector.VectorEnv):
             if mode == AutoresetMode.SAME_STEP:
                 final_obs[i] = obs
                 finals = self._add_info(finals, _episode_info(info), i)
-                tables[i]._reset_begin(None, None)
+                tables[i].begin_reset()
                 self._play_opponents([i])
-                self._write(i, *tables[i]._reset_result())
+                self._write(i, *tables[i].reset_result())
             else:
                 terminations[i] = True
                 self._ended[i] = mode == AutoresetMode.NEXT_STEP
@@ -322,19 +322,15 @@ def answer_together(indices: Sequence[int], request, play) -> None:
 
 def play_opponents(tables: Sequence[Any], indices: Sequence[int]) -> None:
     """Every opponent's moves at ``tables[i]`` (single-agent views) for ``i`` in ``indices``,
-    all tables together, until each is at its learner or its episode is over (then the table's
-    ``_done`` is set): the moves :meth:`SingleAgentEnv._play_opponents` plays one table at a
-    time."""
+    all tables together, until each is at its learner or its episode is over: the moves
+    :meth:`SingleAgentEnv.play_opponents` plays one table at a time."""
 
     def request(i: int):
-        asked = tables[i]._opponent_request()
-        if asked is None:
-            tables[i]._done = tables[i]._done_now()
-            return None
-        return asked[0], asked[2], asked[3], asked
+        asked = tables[i].opponent_request()
+        return None if asked is None else (asked[0], asked[2], asked[3], asked)
 
     answer_together(
-        indices, request, lambda i, asked, action: tables[i]._play_opponent(asked, action)
+        indices, request, lambda i, asked, action: tables[i].play_opponent(asked, action)
     )
 
 

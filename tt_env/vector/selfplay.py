@@ -113,7 +113,7 @@ class SelfPlayVectorEnv:
     def _collect(self, i: int) -> None:
         """Add the rewards of the move just played at table ``i``."""
         aec = self.tables[i]
-        if aec._rewards_dirty:
+        if aec.last_step_rewarded:
             for seat, agent in enumerate(aec.possible_agents):
                 self._rewards[i, seat] += aec.rewards[agent]
 
