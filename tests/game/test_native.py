@@ -11,13 +11,21 @@ import numpy as np
 import pytest
 
 from tt_env.encoding.actions import NUM_ACTIONS, action_to_move, move_to_action
-from tt_env.encoding.observation import OBSERVATION_PIECES, encode
+from tt_env.encoding.observation import OBSERVATION_PIECES, encode, piece_starts
 from tt_env.game.cards import ALL_CARDS
 from tt_env.game.engine import Game, Phase
-from tt_env.game.native import core_module, new_game, shape_tuple
+from tt_env.game.native import core_module, shape_tuple
+from tt_env.game.native import new_game as new_core_game
 from tt_env.game.rules import Rules
 
 pytestmark = pytest.mark.skipif(core_module() is None, reason="the C engine is not built")
+
+
+def new_game(rules: Rules, seed: int, **kwargs):
+    """A game on the C engine writing observations by the piece table."""
+    layout = piece_starts(rules.num_players, core_module().PIECES)
+    return new_core_game(rules, seed, layout=layout, **kwargs)
+
 
 # Rule sets that together set every option (and several at once).
 RULE_SETS = {

@@ -134,7 +134,8 @@ def test_arrays_of_the_wrong_shape_or_type_are_refused(actions, error):
 def test_the_batch_refuses_arrays_it_cannot_write():
     module = batch_module()
     batch = CompiledSelfPlay(2, Rules(), num_threads=1)
-    from tt_env.game.native import SolverService, layout_tuple, rules_tuple, thread_kernels
+    from tt_env.encoding.observation import piece_starts
+    from tt_env.game.native import SolverService, rules_tuple, thread_kernels
 
     rules = Rules()
     good = dict(
@@ -144,7 +145,12 @@ def test_the_batch_refuses_arrays_it_cannot_write():
         terminations=np.zeros(2, bool),
         seats=np.zeros(2, np.int64),
     )
-    args = (rules_tuple(rules), SolverService(rules), (thread_kernels(rules),), layout_tuple(2))
+    args = (
+        rules_tuple(rules),
+        SolverService(rules),
+        (thread_kernels(rules),),
+        piece_starts(2, module.PIECES),
+    )
     module.Batch(*args, **good, round_episodes=False, relative=False)  # accepted
     for name, bad in [
         ("observations", np.zeros((2, 412), np.float32)),

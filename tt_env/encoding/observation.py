@@ -244,6 +244,14 @@ def state_layout(num_players: int) -> Layout:
     return Layout(STATE_PIECES, num_players)
 
 
+def piece_starts(num_players: int, names: Sequence[str]) -> tuple[tuple[int, ...], int]:
+    """Where each named piece starts in the observation of ``num_players`` seats, in the order
+    of ``names``, and the vector's size: the layout a compiled writer of the observation takes
+    (the C engine names the pieces it writes: ``tt_env.game._ccore.PIECES``)."""
+    layout = observation_layout(num_players)
+    return tuple(layout.start(name) for name in names), layout.size
+
+
 def observation_size(num_players: int) -> int:
     """Length of the observation vector: 413 for 2 players, 32 + 53 * 5 + 58 * n in general."""
     return observation_layout(num_players).size

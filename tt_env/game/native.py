@@ -147,19 +147,11 @@ def thread_kernels(rules: Rules) -> tuple:
     return tuple(zip(own[0::2], own[1::2]))
 
 
-def layout_tuple(num_players: int) -> tuple[tuple[int, ...], int]:
-    """Where each observation piece starts (in the order the C engine names them, its
-    ``PIECES``), and the vector's size: the C layout, read from the one piece table."""
-    from tt_env.encoding.observation import observation_layout
-
-    layout = observation_layout(num_players)
-    return tuple(layout.start(name) for name in core_module().PIECES), layout.size
-
-
-def new_game(rules: Rules, seed: int, *, compiled_solver: bool = True):
+def new_game(rules: Rules, seed: int, *, layout=None, compiled_solver: bool = True):
     """A game on the C engine (``tt_env.game._ccore.CoreGame``) with the exact solver: the
     compiled kernel where it serves, the Python solver elsewhere (or everywhere, without
-    ``compiled_solver``)."""
+    ``compiled_solver``). ``layout``, (starts, size), is where its ``observation(seat)`` puts
+    each piece (``tt_env.encoding.observation.piece_starts``)."""
     module = core_module()
     if module is None:
         raise RuntimeError("the C engine (tt_env.game._ccore) is not built")
@@ -168,5 +160,6 @@ def new_game(rules: Rules, seed: int, *, compiled_solver: bool = True):
         game = module.CoreGame(rules_tuple(rules), seed, service, kernels(rules))
     else:
         game = module.CoreGame(rules_tuple(rules), seed, service)
-    game.set_layout(*layout_tuple(rules.num_players))
+    if layout is not None:
+        game.set_layout(*layout)
     return game

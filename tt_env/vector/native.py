@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 
 from tt_env.encoding.actions import NUM_ACTIONS
-from tt_env.game.native import SolverService, layout_tuple, rules_tuple, thread_kernels
+from tt_env.encoding.observation import piece_starts
+from tt_env.game.native import SolverService, rules_tuple, thread_kernels
 from tt_env.game.rules import Rules
 
 
@@ -73,7 +74,7 @@ class CompiledSelfPlay:
             raise ValueError(f"num_threads must be 1..64, got {num_threads!r}")
         threads = min(threads, num_envs)
         self.num_envs = num_envs
-        starts, size = layout_tuple(rules.num_players)
+        starts, size = piece_starts(rules.num_players, module.PIECES)
         self.observations = np.zeros((num_envs, size), np.float32)
         self.masks = np.zeros((num_envs, NUM_ACTIONS), np.int8)
         self.rewards = np.zeros((num_envs, rules.num_players), np.float64)
