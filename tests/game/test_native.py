@@ -175,3 +175,54 @@ def test_the_game_ends_with_the_python_engine_scores():
     assert state["phase"] == int(Phase.GAME_OVER)
     assert state["scores"] == game.scores
     assert core.legal_mask() == bytes(NUM_ACTIONS)
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        (0, 1),  # players
+        (0, 9),
+        (1, 0),  # decks
+        (1, 13),
+        (2, 5),  # jokers per deck
+        (3, (2,) * 11),  # cards dealt
+        (3, (16,) * 11),
+        (3, (13,) * 10),  # one round fewer than the wild ranks
+        (4, (14,) * 11),  # wild rank
+        (5, (3,) * 11),  # multiplier
+        (6, 0),  # turn cap
+        (10, 1001),  # false-out penalty
+    ],
+)
+def test_rules_the_engine_cannot_play_are_refused(field, value):
+    from tt_env.game.native import SolverService, rules_tuple
+
+    spec = list(rules_tuple(Rules()))
+    spec[field] = value
+    with pytest.raises((ValueError, TypeError)):
+        core_module().CoreGame(tuple(spec), 0, SolverService(Rules()))
+
+
+def test_random_and_illegal_actions_never_corrupt_a_game():
+    """Fuzz: every action id, legal or not, at random; an illegal one is refused with the
+    state unchanged, a legal one plays as the Python engine does."""
+    rules = Rules(num_players=3, jokers_per_deck=1, redemption=True)
+    rng = np.random.default_rng(9)
+    game, core = Game(rules, seed=2), new_game(rules, 2)
+    for _ in range(3000):
+        if game.is_over:
+            break
+        legal = core.legal_mask()
+        if rng.random() < 0.5:
+            action = int(rng.integers(-3, NUM_ACTIONS + 3))
+        else:
+            action = int(rng.choice([a for a in range(NUM_ACTIONS) if legal[a]]))
+        if 0 <= action < NUM_ACTIONS and legal[action]:
+            game.apply(action_to_move(action))
+            core.apply(action)
+        else:
+            before = core.state()
+            with pytest.raises(ValueError, match="not legal"):
+                core.apply(action)
+            assert core.state() == before
+    compare(game, core, "after the fuzz")

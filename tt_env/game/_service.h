@@ -295,7 +295,8 @@ static int read_rules(PyObject *spec, tt_rules *R) {
         R->wild_rank[i] = (int)PyLong_AsLong(PyTuple_GET_ITEM(wild, i));
         R->multiplier[i] = (int)PyLong_AsLong(PyTuple_GET_ITEM(mult, i));
         if (PyErr_Occurred()) return -1;
-        if (R->cards_dealt[i] < 1 || R->num_players * R->cards_dealt[i] + 1 > deck ||
+        if (R->cards_dealt[i] < 3 || R->cards_dealt[i] > 15 ||
+            R->num_players * R->cards_dealt[i] + 1 > deck ||
             R->wild_rank[i] < 1 || R->wild_rank[i] > 13 || R->multiplier[i] < 1 ||
             R->multiplier[i] > 2) {
             PyErr_SetString(PyExc_ValueError, "rules: a round out of range");
