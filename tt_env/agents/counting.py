@@ -51,6 +51,7 @@ class CountingAgent(BaseAgent):
         num_players: int = 2,
         rules=None,
         seed: int | None = None,
+        *,
         lookahead: float = 1.0,
         feed_cost: float = 2.0,
         wild_feed_cost: float = 6.0,

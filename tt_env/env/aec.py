@@ -630,9 +630,9 @@ class raw_env(AECEnv):
             self.game,
             self.rules,
             self.possible_agents,
-            self._over,
-            self._last_result,
-            self._winners,
+            over=self._over,
+            result=self._last_result,
+            winners=self._winners,
         )
 
     def frame(self, seat: int | None = None, notes: Sequence[str] = ()) -> np.ndarray:
@@ -648,11 +648,11 @@ class raw_env(AECEnv):
             game,
             self.rules,
             self.possible_agents,
-            self._over,
-            self._last_result,
-            self._winners,
-            seat,
-            tuple(notes),
+            over=self._over,
+            result=self._last_result,
+            winners=self._winners,
+            seat=seat,
+            notes=tuple(notes),
         )
         return draw(scene)
 

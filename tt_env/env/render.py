@@ -258,7 +258,7 @@ __all__ = [
 
 
 # ------------------------------------------------------------------ the AEC env's table
-def table_text(game, rules, names, over: bool, result, winners) -> str:
+def table_text(game, rules, names, *, over: bool, result, winners) -> str:
     """The table as text (the AEC env's ``"ansi"`` and ``"human"`` render modes): the round,
     the stock and the discard pile, each seat's hand size, score and known cards, and the hand
     of the seat to move in its best melds; once the episode is ``over``, the round's
@@ -328,7 +328,15 @@ def table_text(game, rules, names, over: bool, result, winners) -> str:
 
 
 def table_scene(
-    game, rules, names, over: bool, result, winners, seat: int | None, notes: tuple[str, ...]
+    game,
+    rules,
+    names,
+    *,
+    over: bool,
+    result,
+    winners,
+    seat: int | None,
+    notes: tuple[str, ...],
 ) -> Scene:
     """What :func:`draw` pictures of the table (the AEC env's ``"rgb_array"`` frames): the
     same as :func:`table_text`, the hand of ``seat`` (default: the seat to move), ``notes``

@@ -282,11 +282,21 @@ class Trainer:
         steps = self._evaluated_at = model.num_timesteps
         path = self.export(model, self.files.evals / f"step_{steps:09d}.npz")
         return self.evaluate_file(
-            path, {"timesteps": steps}, self.files.evaluations, {"timesteps": steps}, model
+            path,
+            {"timesteps": steps},
+            csv_name=self.files.evaluations,
+            best_key={"timesteps": steps},
+            model=model,
         )
 
     def evaluate_file(
-        self, path: Path, extra: dict[str, Any], csv_name: str, best_key: dict[str, Any], model=None
+        self,
+        path: Path,
+        extra: dict[str, Any],
+        *,
+        csv_name: str,
+        best_key: dict[str, Any],
+        model=None,
     ) -> dict[str, Any]:
         """Play the model file ``path`` against each of ``eval_opponents``; a row per opponent
         (``extra`` first) in ``csv_name``; ``best.npz`` becomes ``path`` when the first
@@ -299,10 +309,10 @@ class Trainer:
                 path,
                 spec,
                 self.rules,
-                self.config.eval_games,
-                self.config.eval_seed,
-                self._workers(),
-                self.config.eval_episode,
+                games=self.config.eval_games,
+                seed=self.config.eval_seed,
+                workers=self._workers(),
+                episode=self.config.eval_episode,
             )
             other = core["opponent"]
             row = {**extra, "wall_time": round(self.wall_time(), 1), **core}
@@ -373,7 +383,14 @@ class Trainer:
         # a run whose only fit is this one and has none
         temperature = c.bc_value_temperature if "values" in data else 0.0
         stats = behaviour_clone(
-            net, data, c.bc_epochs, c.bc_lr, c.bc_batch_size, c.seed, log, temperature
+            net,
+            data,
+            epochs=c.bc_epochs,
+            lr=c.bc_lr,
+            batch_size=c.bc_batch_size,
+            seed=c.seed,
+            log=log,
+            temperature=temperature,
         )
         self._state["bc"] = {
             "teacher": c.bc_teacher,

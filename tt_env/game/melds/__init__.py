@@ -305,6 +305,7 @@ def draw_penalties(
     counts: tuple[int, ...],
     wild_rank: int,
     rules: Rules = Rules(),
+    *,
     joker_penalty: int | None = None,
     kinds=None,
 ) -> dict[int, int]:

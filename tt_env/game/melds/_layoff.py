@@ -33,6 +33,7 @@ def lay_off(
     table: Sequence[MeldShape],
     wild_rank: int,
     rules: Rules = Rules(),
+    *,
     joker_penalty: int | None = None,
 ) -> LayOff:
     """Redemption: lay down own melds and lay off cards onto the melds on the table, leaving the
