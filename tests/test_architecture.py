@@ -1,7 +1,7 @@
 """The architecture stays visible: subpackages by concern in one order of layers, no import
 circle between them (function-level imports included), no import of another subpackage's
-private names, the rules engine knows nothing of RL, agents see no hidden state, and no public
-signature takes more than four positional parameters."""
+private names, the rules engine knows nothing of RL, agents see no hidden state, no public
+signature takes more than four positional parameters and records are built by field name."""
 
 from __future__ import annotations
 
@@ -320,3 +320,60 @@ def test_the_signature_check_catches_what_it_should():
         "Agent.make",
         "Agent.build",
     ]
+
+
+def records_in(source: str) -> dict[str, int]:
+    """The record classes of ``source`` (NamedTuples and dataclasses) and their field counts."""
+    records = {}
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        named_tuple = any(ast.unparse(b).endswith("NamedTuple") for b in node.bases)
+        dataclass = any("dataclass" in ast.unparse(d) for d in node.decorator_list)
+        if named_tuple or dataclass:
+            records[node.name] = sum(
+                isinstance(s, ast.AnnAssign) and "ClassVar" not in ast.unparse(s.annotation)
+                for s in node.body
+            )
+    return records
+
+
+def positional_records(source: str, module: str, records: dict[str, int]) -> list[str]:
+    """The calls in ``source`` that build a record of more than two fields from positional
+    arguments."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+        if records.get(name, 0) > 2:
+            found.append(f"{module}:{node.lineno} {name} from {len(node.args)} positional values")
+    return found
+
+
+def test_records_of_more_than_two_fields_are_built_by_field_name():
+    """``Outcome(move=move, seat=seat, ..., rebuilt=False)``, not a row of 13 bare values whose
+    meaning is their place."""
+    sources = {name: path.read_text(encoding="utf-8") for name, path in MODULES.items()}
+    records = {k: v for source in sources.values() for k, v in records_in(source).items()}
+    assert records["Outcome"] == 13 and records["TableMeld"] == 3  # the scan sees them
+    found = [
+        line for name, src in sources.items() for line in positional_records(src, name, records)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_record_check_catches_what_it_should():
+    source = (
+        "class Pair(NamedTuple):\n    a: int\n    b: int\n"
+        "@dataclass(frozen=True)\nclass Three:\n    a: int\n    b: int\n    c: ClassVar[int]\n"
+        "    d: int\n"
+        "Pair(1, 2)\n"  # two fields: fine
+        "Three(a=1, b=2, d=3)\n"
+        "x.Three(1, b=2, d=3)\n"  # caught
+        "Three(*values)\n"  # caught
+    )
+    records = records_in(source)
+    assert records == {"Pair": 2, "Three": 3}
+    assert [f.split(" ")[0] for f in positional_records(source, "m", records)] == ["m:12", "m:13"]

@@ -342,7 +342,18 @@ def table_scene(
     same as :func:`table_text`, the hand of ``seat`` (default: the seat to move), ``notes``
     below."""
     if game is None:
-        return Scene("(not reset)", "", 0, (), 0, -1, 0, "", (), ())
+        return Scene(
+            title="(not reset)",
+            status="",
+            wild_rank=0,
+            players=(),
+            stock=0,
+            top_discard=-1,
+            below=0,
+            hand_label="",
+            melds=(),
+            deadwood=(),
+        )
     wild = game.wild_rank
     round_text = (
         f"Round {game.round_index + 1}/{rules.num_rounds}: {game.cards_dealt} "
@@ -374,12 +385,12 @@ def table_scene(
         known = tuple(int(c) for c in game.taken_from_discard(s))
         players.append(
             PlayerLine(
-                a,
-                sum(game.hand_counts(s)),
-                game.scores[s],
-                ", ".join(marks),
-                s == game.current,
-                known,
+                name=a,
+                hand_size=sum(game.hand_counts(s)),
+                score=game.scores[s],
+                marks=", ".join(marks),
+                current=s == game.current,
+                known=known,
             )
         )
     seat = game.current if seat is None else seat

@@ -105,7 +105,7 @@ def _free_arrangement(cfg: _Config, counts, mask: int, J: int, M: int, found) ->
     for c in deadwood:
         points += pen[c]
     assert points == value, (points, value)
-    return Arrangement(melds, shapes, deadwood, points)
+    return Arrangement(melds=melds, shapes=shapes, deadwood=deadwood, points=points)
 
 
 def _capped_plan(cfg: _Config, J: int, M: int, found) -> tuple:
@@ -198,7 +198,7 @@ def _assemble(
     for c in deadwood:
         points += pen[c]
     assert points == value, (points, value)
-    return Arrangement(melds, shapes, deadwood, points)
+    return Arrangement(melds=melds, shapes=shapes, deadwood=deadwood, points=points)
 
 
 def _lay_run(places: tuple[int, ...], suit: int, wilds: list[Card], cfg: _Config):

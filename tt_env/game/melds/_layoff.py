@@ -354,7 +354,11 @@ class _LayOffSearch:
         for i, shape in enumerate(table):
             new_table.append(self.grown_shape(shape, added[i], added_wilds[i], runs, i))
         layoffs = [(i, cards) for i, cards in added.items() if cards]
-        return LayOff(Arrangement(melds, shapes, deadwood, points), layoffs, new_table)
+        return LayOff(
+            arrangement=Arrangement(melds=melds, shapes=shapes, deadwood=deadwood, points=points),
+            layoffs=layoffs,
+            table=new_table,
+        )
 
     def grown_shape(
         self, shape: MeldShape, cards: list[Card], wilds: int, runs: tuple, i: int
