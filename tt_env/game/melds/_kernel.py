@@ -122,17 +122,17 @@ class Kernel:
 
     def __init__(self, native, cfg) -> None:
         self.native = native
-        self.w = cfg.wpos
+        self.w = cfg.wild_position
         par = np.zeros(native.PAR_SIZE, np.int64)
-        par[: len(cfg.pen)] = cfg.pen
-        par[native.P_TOP] = cfg.top
-        par[native.P_ALL_WILD] = int(cfg.all_wild)
+        par[: len(cfg.penalties)] = cfg.penalties
+        par[native.P_TOP] = cfg.top_position
+        par[native.P_ALL_WILD] = int(cfg.all_wild_melds)
         self.par = par
         natural = tuple(cfg.rules.card_points(r) for r in range(1, NUM_RANKS + 1))
-        key = (cfg.top, natural)
+        key = (cfg.top_position, natural)
         tables = _TABLES.get(key)
         if tables is None:
-            tables = _TABLES[key] = native.Tables(natural, cfg.top, MEMO_SLOTS)
+            tables = _TABLES[key] = native.Tables(natural, cfg.top_position, MEMO_SLOTS)
         self.tables = tables
         self.ws = np.zeros(native.WS_SIZE, np.int64)
         self.out53 = np.zeros(53, np.int64)
@@ -204,11 +204,12 @@ class Kernel:
 def kernel_for(cfg) -> Kernel | None:
     """The kernel of a configuration, or None when it does not serve it (a cap on wilds per
     meld, a joker penalty beyond 10**9, or no compiled kernel)."""
-    if cfg.cap is not None:
+    if cfg.max_wilds is not None:
         return None
     native = kernel_module()
     if native is None:
         return None
-    if cfg.jp > native.WILD_MAX:  # Rules bound every other penalty far below the kernel's limits
+    # Rules bound every other penalty far below the kernel's limits
+    if cfg.joker_penalty > native.WILD_MAX:
         return None
     return Kernel(native, cfg)
