@@ -169,14 +169,14 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from tt_env.encoding.actions import ACTION_TO_MOVE, NUM_ACTIONS, describe
+from tt_env.encoding.mask import legal_mask_bytes
 from tt_env.encoding.observation import (
     IncrementalEncoder,
-    legal_mask_bytes,
     max_round_penalty,
     observation_space,
-    public_view,
     state_space,
 )
+from tt_env.encoding.words import public_view
 from tt_env.game.cards import NUM_KINDS
 from tt_env.game.engine import Game, IllegalMoveError, check_seed
 from tt_env.game.rules import FIELD_NAMES, Rules
