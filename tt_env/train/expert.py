@@ -38,7 +38,7 @@ from tt_env.train.imitation import (
 )
 
 if TYPE_CHECKING:
-    from tt_env.train.sb3 import Trainer
+    from tt_env.train.run import TrainingRun
 
 FOLDER = "exit"
 CSV = "exit.csv"
@@ -70,7 +70,7 @@ def load_weights(net: torch.nn.Module, path: os.PathLike | str) -> None:
         ) from None
 
 
-def expert_iteration(trainer: Trainer, net: torch.nn.Module) -> None:
+def expert_iteration(trainer: TrainingRun, net: torch.nn.Module) -> None:
     """Rounds ``done + 1 .. exit_iterations`` of expert iteration on ``net`` (in place; see the
     module docstring). Each round ends with an evaluation against ``eval_opponents`` (a row in
     ``exit.csv``; the best one by the first opponent becomes ``best.npz``)."""
