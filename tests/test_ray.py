@@ -317,6 +317,7 @@ def test_rllib_backend_trains_and_the_model_plays(local_ray, tmp_path):
     assert metadata["training"]["algorithm"].startswith(
         "behaviour cloning of greedy, then PPO (RLlib "
     )
+    assert list(metadata["training"]["versions"]) == ["torch", "ray", "python"]
     assert metadata["training"]["timesteps"] >= 512
     _, start = read_model_file(run / "eval" / "step_000000000.npz")  # before any update
     _, cloned = read_model_file(run / "bc.npz")  # the warm start, where PPO began
