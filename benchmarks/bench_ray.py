@@ -104,7 +104,7 @@ def rllib_rate(config, steps: int) -> float:
 
     from tt_env.learned.features import CardFeatures
     from tt_env.train import net_kwargs_for
-    from tt_env.train.rllib import action_counts, algorithm_config
+    from tt_env.train.backends.rllib import action_counts, algorithm_config
 
     features = CardFeatures(config.make_rules(), lookahead=config.lookahead)
     algo = algorithm_config(config, net_kwargs_for(config, features), None).build_algo()

@@ -299,7 +299,7 @@ def learner_alone(config, size: int, steps: int) -> float:
     import torch
 
     from tt_env.learned.network import CardNet, masked_logits
-    from tt_env.train.sb3 import net_kwargs_for
+    from tt_env.train import net_kwargs_for
 
     features = CardFeatures(config.make_rules(), lookahead=config.lookahead)
     net = CardNet(**net_kwargs_for(config, features))

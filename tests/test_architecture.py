@@ -1,7 +1,8 @@
 """The architecture stays visible: subpackages by concern in one order of layers, no import
 circle between them (function-level imports included), no import of another subpackage's
 private names, no use of another object's private names, the rules engine knows nothing of RL,
-agents see no hidden state."""
+agents see no hidden state, no public signature takes more than four positional parameters and
+records are built by field name."""
 
 from __future__ import annotations
 
@@ -322,3 +323,143 @@ def test_no_source_file_is_over_a_thousand_lines_unless_it_says_why():
         if text.count("\n") > 1000:
             doc = ast.get_docstring(ast.parse(text)) or ""
             assert "one file" in doc, f"{name} has {text.count(chr(10))} lines"
+
+
+# A public function takes at most this many positional parameters (self and cls aside); the
+# rest are keyword-only, so a call reads as what it sets and a new parameter breaks no caller.
+MAX_POSITIONAL = 4
+# Methods whose signature an outside API fixes, and which API: they are let off the limit.
+OUTSIDE_API = {
+    "step": "Gymnasium / PettingZoo env.step",
+    "reset": "Gymnasium / PettingZoo env.reset",
+    "step_async": "SB3 VecEnv",
+    "step_wait": "SB3 VecEnv",
+    "env_method": "SB3 VecEnv",
+    "get_attr": "SB3 VecEnv",
+    "set_attr": "SB3 VecEnv",
+    "env_is_wrapped": "SB3 VecEnv",
+}
+# Other dunders (__exit__, __getitem__...) have the shape Python's protocols give them.
+PUBLIC_DUNDERS = {"__init__", "__new__", "__call__"}
+
+
+def wide_signatures(source: str, module: str) -> list[str]:
+    """The public functions and methods of ``source`` with more than :data:`MAX_POSITIONAL`
+    positional parameters besides self / cls: those of a public class or the module whose
+    name has no leading underscore (``__init__``, ``__new__``, ``__call__`` included)."""
+    found = []
+
+    def visit(body, prefix: str, in_class: bool) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                visit(node.body, f"{prefix}{node.name}.", True)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if node.name.startswith("_") and node.name not in PUBLIC_DUNDERS:
+                    continue
+                if in_class and node.name in OUTSIDE_API:
+                    continue
+                params = node.args.posonlyargs + node.args.args
+                decorators = {ast.unparse(d) for d in node.decorator_list}
+                if in_class and "staticmethod" not in decorators and params:
+                    params = params[1:]  # self or cls
+                if len(params) > MAX_POSITIONAL:
+                    found.append(
+                        f"{module}:{node.lineno} {prefix}{node.name} takes {len(params)} "
+                        f"positional parameters ({', '.join(p.arg for p in params)})"
+                    )
+
+    visit(ast.parse(source).body, "", False)
+    return found
+
+
+def test_no_public_signature_takes_more_than_four_positional_parameters():
+    """Past four, parameters are keyword-only (``*``): ``run_tournament(specs, rules, games,
+    seed, workers=2)``, never a row of bare values to count."""
+    wide = [
+        line
+        for name, path in MODULES.items()
+        for line in wide_signatures(path.read_text(encoding="utf-8"), name)
+    ]
+    assert not wide, "\n".join(wide)
+
+
+def test_the_signature_check_catches_what_it_should():
+    source = (
+        "def wide(a, b, c, d, e): ...\n"  # caught
+        "def fine(a, b, c, d, *, e, f): ...\n"
+        "def _private(a, b, c, d, e): ...\n"
+        "class Agent:\n"
+        "    def __init__(self, a, b, c, d, e): ...\n"  # caught
+        "    def act(self, a, b, c, d): ...\n"  # self aside: four
+        "    @staticmethod\n"
+        "    def make(a, b, c, d, e): ...\n"  # caught: no self
+        "    @classmethod\n"
+        "    def build(cls, a, b, c, d, e=0): ...\n"  # caught
+        "    def __exit__(self, a, b, c, d, e): ...\n"  # fixed by Python
+        "    def step(self, a, b, c, d, e): ...\n"  # fixed by Gymnasium
+        "class _Private:\n"
+        "    def method(self, a, b, c, d, e): ...\n"
+    )
+    assert [f.split(" ")[1] for f in wide_signatures(source, "m")] == [
+        "wide",
+        "Agent.__init__",
+        "Agent.make",
+        "Agent.build",
+    ]
+
+
+def records_in(source: str) -> dict[str, int]:
+    """The record classes of ``source`` (NamedTuples and dataclasses) and their field counts."""
+    records = {}
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        named_tuple = any(ast.unparse(b).endswith("NamedTuple") for b in node.bases)
+        dataclass = any("dataclass" in ast.unparse(d) for d in node.decorator_list)
+        if named_tuple or dataclass:
+            records[node.name] = sum(
+                isinstance(s, ast.AnnAssign) and "ClassVar" not in ast.unparse(s.annotation)
+                for s in node.body
+            )
+    return records
+
+
+def positional_records(source: str, module: str, records: dict[str, int]) -> list[str]:
+    """The calls in ``source`` that build a record of more than two fields from positional
+    arguments."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+        if records.get(name, 0) > 2:
+            found.append(f"{module}:{node.lineno} {name} from {len(node.args)} positional values")
+    return found
+
+
+def test_records_of_more_than_two_fields_are_built_by_field_name():
+    """``Outcome(move=move, seat=seat, ..., rebuilt=False)``, not a row of 13 bare values whose
+    meaning is their place."""
+    sources = {name: path.read_text(encoding="utf-8") for name, path in MODULES.items()}
+    records = {k: v for source in sources.values() for k, v in records_in(source).items()}
+    assert records["Outcome"] == 13 and records["TableMeld"] == 3  # the scan sees them
+    found = [
+        line for name, src in sources.items() for line in positional_records(src, name, records)
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_record_check_catches_what_it_should():
+    source = (
+        "class Pair(NamedTuple):\n    a: int\n    b: int\n"
+        "@dataclass(frozen=True)\nclass Three:\n    a: int\n    b: int\n    c: ClassVar[int]\n"
+        "    d: int\n"
+        "Pair(1, 2)\n"  # two fields: fine
+        "Three(a=1, b=2, d=3)\n"
+        "x.Three(1, b=2, d=3)\n"  # caught
+        "Three(*values)\n"  # caught
+    )
+    records = records_in(source)
+    assert records == {"Pair": 2, "Three": 3}
+    assert [f.split(" ")[0] for f in positional_records(source, "m", records)] == ["m:12", "m:13"]

@@ -199,7 +199,7 @@ def test_tt_arena_checks_a_directory_given_as_output(no_tournament, capsys, tmp_
 
 def test_tt_arena_resume_takes_the_settings_of_its_file(no_tournament, capsys, tmp_path):
     result = arena.TournamentResult.from_results(
-        ["greedy", "random"], Rules(), 2, 3, 0, "round", []
+        ["greedy", "random"], Rules(), seats=2, games=3, seed=0, episode="round", results=[]
     )
     path = tmp_path / "t.json"
     result.to_json(path)
@@ -277,7 +277,7 @@ def test_a_damaged_tournament_file_is_an_arena_error(tmp_path_factory, data):
 
     path = tmp_path_factory.mktemp("t") / "t.json"
     good = arena.TournamentResult.from_results(
-        ["greedy", "random"], Rules(), 2, 1, 0, "round", []
+        ["greedy", "random"], Rules(), seats=2, games=1, seed=0, episode="round", results=[]
     ).to_dict()
     for damaged in (
         data,

@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 
 from tt_env.encoding.actions import moves_to_actions
-from tt_env.encoding.observation import encode, public_view
+from tt_env.encoding.observation import encode
+from tt_env.encoding.words import public_view
 from tt_env.env import aec as three_thirteen_v0
 from tt_env.game.cards import shuffled_deck
 from tt_env.game.engine import Game, MoveKind

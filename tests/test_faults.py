@@ -269,7 +269,7 @@ def test_a_failed_setup_leaves_no_run_directory(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("the environments could not start")
 
-    monkeypatch.setattr("tt_env.train.sb3.make_vec_env", broken)
+    monkeypatch.setattr("tt_env.train.backends.sb3.make_vec_env", broken)
     config = tiny_config(tmp_path, run_dir=str(tmp_path / "deep" / "runs"))
     with pytest.raises(RuntimeError):
         training.train(config)

@@ -205,7 +205,7 @@ def test_rllib_env_pays_every_seat_its_rewards_in_a_turn_based_game():
     its score, though rounds end on the other seat's moves; with a built-in opponent the one
     learning seat gets its own, and the opponent is never asked by RLlib."""
     from tt_env.train import TrainConfig
-    from tt_env.train.rllib import RLlibEnv
+    from tt_env.train.backends.rllib import RLlibEnv
 
     for opponents, learners in (("self", 2), ("greedy", 1)):
         config = TrainConfig(
@@ -238,7 +238,7 @@ def test_rllib_starts_from_the_weights_it_is_given(local_ray):
     from tt_env.learned.features import CardFeatures
     from tt_env.learned.network import CardNet, numpy_weights
     from tt_env.train import TrainConfig, net_kwargs_for
-    from tt_env.train.rllib import POLICY, algorithm_config, module_weights
+    from tt_env.train.backends.rllib import POLICY, algorithm_config, module_weights
 
     config = TrainConfig(
         backend="rllib", env_runners=0, n_envs=1, n_steps=32, batch_size=32, opponents="random"
@@ -317,6 +317,7 @@ def test_rllib_backend_trains_and_the_model_plays(local_ray, tmp_path):
     assert metadata["training"]["algorithm"].startswith(
         "behaviour cloning of greedy, then PPO (RLlib "
     )
+    assert list(metadata["training"]["versions"]) == ["torch", "ray", "python"]
     assert metadata["training"]["timesteps"] >= 512
     _, start = read_model_file(run / "eval" / "step_000000000.npz")  # before any update
     _, cloned = read_model_file(run / "bc.npz")  # the warm start, where PPO began
@@ -433,7 +434,7 @@ def test_without_ray_installed_the_rllib_backend_is_one_line(tmp_path):
 
 def test_rllib_env_counts_a_masked_action_and_ends_the_episode():
     from tt_env.train import TrainConfig
-    from tt_env.train.rllib import RLlibEnv
+    from tt_env.train.backends.rllib import RLlibEnv
 
     env = RLlibEnv({"config": vars(TrainConfig(opponents="greedy", reward_scale=1.0))})
     obs, _ = env.reset(seed=1)

@@ -65,7 +65,7 @@ _MOVED = {
     "observation": "encoding.observation",
     "policies": "valuation.heuristics",
     "render": "env.render",
-    "rllib_training": "train.rllib",
+    "rllib_training": "train.backends.rllib",
     "rules": "game.rules",
     "single_agent": "env.single_agent",
     "training": "train",

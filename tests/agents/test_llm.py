@@ -146,7 +146,7 @@ def test_the_replay_keeps_what_the_model_said(tmp_path):
             make_agent(f"llm(base_url={server.url}, model=m)", 2, rules),
             make_agent("greedy", 2, rules),
         ]
-        match = Match(0, 0, 0, (0, 1), 3)
+        match = Match(deal=0, table=0, rotation=0, seats=(0, 1), seed=3)
         result = play_game(match, agents, rules, "round", replays=tmp_path, names=["llm", "greedy"])
     assert result.usage[0]["asked"] > 0 and result.usage[1] is None
     record = json.loads(next(tmp_path.glob("*.json")).read_text())

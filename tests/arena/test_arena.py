@@ -111,22 +111,27 @@ BASE = {0: 10, 1: 25, 2: 25}  # per agent: its score in every game, plus the sea
 SEAT_BONUS = (0, 4, 8)
 
 
+def _one_round_game(match: Match, scores: tuple[int, ...], went_out, winners) -> GameResult:
+    """The result of ``match`` played as one round: the penalty per round is the score."""
+    return GameResult(
+        deal=match.deal,
+        table=match.table,
+        rotation=match.rotation,
+        seats=match.seats,
+        scores=scores,
+        round_penalties=(scores,),
+        went_out=(went_out,),
+        winners=tuple(winners),
+        steps=1,
+    )
+
+
 def _rigged_play(match: Match, agents, rules: Rules, episode: str = "game") -> GameResult:
     """A game whose scores are known: agent a in seat s scores BASE[a] + SEAT_BONUS[s] + deal."""
     scores = tuple(BASE[a] + SEAT_BONUS[s] + match.deal for s, a in enumerate(match.seats))
-    rounds = (scores,)  # one round per game: the penalty per round is the score
     best = min(scores)
-    return GameResult(
-        match.deal,
-        match.table,
-        match.rotation,
-        match.seats,
-        scores,
-        rounds,
-        (scores.index(best),),
-        tuple(s for s, x in enumerate(scores) if x == best),
-        steps=1,
-    )
+    winners = (s for s, x in enumerate(scores) if x == best)
+    return _one_round_game(match, scores, scores.index(best), winners)
 
 
 def test_rigged_tournament_statistics_are_exact(monkeypatch):
@@ -168,17 +173,7 @@ def test_rigged_tournament_statistics_are_exact(monkeypatch):
 def test_rigged_ties_share_the_win(monkeypatch):
     def tie(match, agents, rules, episode="game"):
         scores = (5,) * len(match.seats)
-        return GameResult(
-            match.deal,
-            match.table,
-            match.rotation,
-            match.seats,
-            scores,
-            (scores,),
-            (None,),
-            tuple(range(len(scores))),
-            1,
-        )
+        return _one_round_game(match, scores, None, range(len(scores)))
 
     monkeypatch.setattr("tt_env.arena.games.play_game", tie)
     result = run_tournament(["random", "greedy"], games=3, seed=0, episode="round")
@@ -221,17 +216,7 @@ def test_a_rating_that_contradicts_the_rank_is_explained(monkeypatch):
         margin = {0: -1, 1: -1, 2: -1, 3: 30}[match.deal]
         scores = tuple(50 + (margin if a == 0 else 0) for a in match.seats)
         best = min(scores)
-        return GameResult(
-            match.deal,
-            match.table,
-            match.rotation,
-            match.seats,
-            scores,
-            (scores,),
-            (None,),
-            tuple(s for s, x in enumerate(scores) if x == best),
-            1,
-        )
+        return _one_round_game(match, scores, None, (s for s, x in enumerate(scores) if x == best))
 
     monkeypatch.setattr("tt_env.arena.games.play_game", close_wins)
     result = run_tournament(["greedy", "random"], games=4, seed=0, episode="round")

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from tt_env.encoding.actions import describe, discard_action
+from tt_env.encoding.mask import action_mask
 from tt_env.encoding.observation import (
     OBSERVATION_PIECES,
     STATE_PIECES,
-    action_mask,
     decode,
     decode_state,
     encode,
@@ -18,10 +18,10 @@ from tt_env.encoding.observation import (
     observation_layout,
     observation_size,
     observation_space,
-    public_view,
     state_space,
     top_discard_of,
 )
+from tt_env.encoding.words import public_view
 from tt_env.env import aec as three_thirteen_v0
 from tt_env.game.cards import NUM_KINDS, parse_card, parse_cards, to_counts
 from tt_env.game.engine import DRAW_STOCK, TAKE_DISCARD, Game

@@ -524,7 +524,16 @@ def test_render_rgb_array_pictures_the_table():
     assert not np.array_equal(env.frame(seat=1), after)
     from tt_env.env.render import table_scene
 
-    scene = table_scene(env.game, env.rules, env.possible_agents, False, None, [], None, ())
+    scene = table_scene(
+        env.game,
+        env.rules,
+        env.possible_agents,
+        over=False,
+        result=None,
+        winners=[],
+        seat=None,
+        notes=(),
+    )
     assert scene.melds[0] == tuple(parse_cards("3H 4H 5H"))  # a run in its order
     assert scene.title == "Round 3/11: 5 cards, 5s wild" and scene.top_discard == parse_card("7H")
 

@@ -446,10 +446,12 @@ def test_the_compiled_arrangement_is_an_arrangement_like_any():
     import dataclasses
 
     got = solve("3H 4H 5H 7C 7D 7S KS", 9)
-    made = Arrangement(got.melds, got.shapes, got.deadwood, got.points)
+    made = Arrangement(melds=got.melds, shapes=got.shapes, deadwood=got.deadwood, points=got.points)
     assert got == made and repr(got) == repr(made) and type(got) is Arrangement
     assert dataclasses.asdict(got) == dataclasses.asdict(made)
-    assert dataclasses.replace(got, points=3) == Arrangement(got.melds, got.shapes, got.deadwood, 3)
+    assert dataclasses.replace(got, points=3) == Arrangement(
+        melds=got.melds, shapes=got.shapes, deadwood=got.deadwood, points=3
+    )
     with pytest.raises(dataclasses.FrozenInstanceError):
         got.points = 0
 

@@ -77,6 +77,14 @@ def test_short_run_saves_a_model_that_reloads_and_plays_legal_moves(tmp_path):
     assert meta["features"]["name"] == "card-features"
     assert meta["training"]["timesteps"] == 2048
     assert meta["training"]["commands"] == ["tt-train (test)"]
+    # the backend names its PPO and its packages (tt_env.train.backends.sb3)
+    assert meta["training"]["algorithm"].endswith(", then MaskablePPO (sb3-contrib)")
+    assert list(meta["training"]["versions"]) == [
+        "torch",
+        "stable_baselines3",
+        "sb3_contrib",
+        "python",
+    ]
     assert meta["training"]["config"]["episode"] == "round"
 
     agent = make_agent(str(model_path), 2)

@@ -67,7 +67,7 @@ def test_the_network_learns_the_values_not_only_the_action_played(temperature, s
     features = CardFeatures(Rules())
     net = CardNet(features.global_width, card_hidden=8, trunk_hidden=16)
     data, kind = _decisions(512, features.size, features.global_width)
-    behaviour_clone(net, data, 10, 1e-2, 64, seed=1, temperature=temperature)
+    behaviour_clone(net, data, epochs=10, lr=1e-2, batch_size=64, seed=1, temperature=temperature)
     with torch.no_grad():
         logits, _ = net(torch.from_numpy(data["x"]))
         chosen = masked_logits(logits, torch.from_numpy(data["mask"])).argmax(1).numpy()
@@ -81,7 +81,7 @@ def test_a_fit_to_values_needs_data_that_has_them():
     del data["values"]
     net = CardNet(features.global_width, card_hidden=8, trunk_hidden=16)
     with pytest.raises(ValueError, match="bc_value_temperature.*no search values"):
-        behaviour_clone(net, data, 1, 1e-3, 4, seed=1, temperature=1.0)
+        behaviour_clone(net, data, epochs=1, lr=1e-3, batch_size=4, seed=1, temperature=1.0)
 
 
 def test_the_settings_refuse_a_teacher_without_values(tmp_path):

@@ -18,7 +18,10 @@ _crule = pytest.importorskip("tt_env.valuation._crule", reason="the compiled ker
         (Rules(), ExpectedPenalty()),
         (Rules(num_players=4), ExpectedPenalty()),
         (Rules(num_players=3, jokers_per_deck=2, aces_high=True), ExpectedPenalty()),
-        (Rules(discard_drawn_upcard=True, court_values=True), ExpectedPenalty(0.5, 3, 4, 2, 8)),
+        (
+            Rules(discard_drawn_upcard=True, court_values=True),
+            ExpectedPenalty(lookahead=0.5, feed_cost=3, wild_feed_cost=4, candidates=2, margin=8),
+        ),
         (Rules(false_out_penalty=20), ExpectedPenalty(lookahead=0.0)),
         # a weight whose products round: a fused multiply-add in the compiled rule would show
         (Rules(), ExpectedPenalty(lookahead=0.3, feed_cost=1.7, wild_feed_cost=5.3)),

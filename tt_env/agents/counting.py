@@ -51,6 +51,7 @@ class CountingAgent(BaseAgent):
         num_players: int = 2,
         rules=None,
         seed: int | None = None,
+        *,
         lookahead: float = 1.0,
         feed_cost: float = 2.0,
         wild_feed_cost: float = 6.0,
@@ -58,7 +59,13 @@ class CountingAgent(BaseAgent):
         margin: int = 12,
     ) -> None:
         super().__init__(num_players, rules, seed)
-        self.rule = ExpectedPenalty(lookahead, feed_cost, wild_feed_cost, candidates, margin)
+        self.rule = ExpectedPenalty(
+            lookahead=lookahead,
+            feed_cost=feed_cost,
+            wild_feed_cost=wild_feed_cost,
+            candidates=candidates,
+            margin=margin,
+        )
         self.valuation = valuation_for(self.rules)
         self._compiled = None  # the rule's compiled twin, built on first use
 

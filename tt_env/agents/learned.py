@@ -109,6 +109,7 @@ class LearnedAgent(BaseAgent):
         num_players: int = 2,
         rules: Rules | None = None,
         seed: int | None = None,
+        *,
         deterministic: bool = True,
     ) -> None:
         super().__init__(num_players, rules, seed)

@@ -54,6 +54,7 @@ class LLMAgent(BaseAgent):
         num_players: int = 2,
         rules=None,
         seed: int | None = None,
+        *,
         model: str | None = None,
         base_url: str | None = None,
         temperature: float = 0.0,

@@ -76,6 +76,7 @@ class SearchAgent(BaseAgent):
         num_players: int = 2,
         rules=None,
         seed: int | None = None,
+        *,
         samples: int = 128,
         budget: float | None = None,
         min_samples: int = 16,

@@ -31,6 +31,7 @@ def play_game(
     agents: Sequence[Any],
     rules: Rules,
     episode: str = "game",
+    *,
     replays: str | os.PathLike | None = None,
     names: Sequence[str] | None = None,
 ) -> GameResult:

@@ -53,6 +53,7 @@ class TournamentResult:
         cls,
         specs: Sequence[str],
         rules: Rules,
+        *,
         seats: int,
         games: int,
         seed: int,

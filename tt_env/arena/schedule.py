@@ -112,7 +112,7 @@ def schedule(num_agents: int, seats: int, games: int, seed: int) -> list[Match]:
     for deal in range(games):
         for t, rotations in enumerate(orders):
             for r, order in enumerate(rotations):
-                matches.append(Match(deal, t, r, order, seed))
+                matches.append(Match(deal=deal, table=t, rotation=r, seats=order, seed=seed))
     return matches
 
 

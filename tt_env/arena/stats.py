@@ -115,14 +115,14 @@ def mean_ci(values: Iterable[float], confidence: float = CONFIDENCE) -> Estimate
     n = int(x.size)
     if n == 0:
         nan = float("nan")
-        return Estimate(nan, nan, nan, 0, nan)
+        return Estimate(mean=nan, low=nan, high=nan, n=0, sd=nan)
     mean = float(x.mean())
     if n < 2:
         nan = float("nan")
-        return Estimate(mean, nan, nan, n, nan)
+        return Estimate(mean=mean, low=nan, high=nan, n=n, sd=nan)
     sd = float(x.std(ddof=1))
     half = t_quantile(0.5 + confidence / 2.0, n - 1) * sd / math.sqrt(n)
-    return Estimate(mean, mean - half, mean + half, n, sd)
+    return Estimate(mean=mean, low=mean - half, high=mean + half, n=n, sd=sd)
 
 
 # ---------------------------------------------------------------------------------- results
@@ -225,7 +225,7 @@ def pairwise_statistics(results: Sequence[GameResult], labels: Sequence[str]) ->
         if per_deal:
             values = [float(np.mean(per_deal[d])) for d in sorted(per_deal)]
             games = sum(len(v) for v in per_deal.values())
-            pairs.append(PairStats(labels[a], labels[b], mean_ci(values), games))
+            pairs.append(PairStats(a=labels[a], b=labels[b], diff=mean_ci(values), games=games))
     return pairs
 
 

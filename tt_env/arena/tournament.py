@@ -35,6 +35,7 @@ def run_tournament(
     rules: Rules | None = None,
     games: int = DEFAULT_GAMES,
     seed: int = 0,
+    *,
     workers: int = 1,
     seats: int | None = None,
     episode: str = "game",
@@ -132,7 +133,15 @@ def run_tournament(
     result = None
     if results or not interrupted:
         result = TournamentResult.from_results(
-            specs, rules, seats, games, seed, episode, results, elapsed=elapsed, workers=workers
+            specs,
+            rules,
+            seats=seats,
+            games=games,
+            seed=seed,
+            episode=episode,
+            results=results,
+            elapsed=elapsed,
+            workers=workers,
         )
     if interrupted:
         raise TournamentInterrupted(result)

@@ -13,9 +13,8 @@ the seat that plays after it, and so on. In the state they are in absolute seat 
 equals :func:`encode`).
 * :func:`decode` turns a vector back into named views; :func:`hand_of` and :func:`top_discard_of`
   recover the observer's hand and the top discard.
-* :func:`action_mask` gives the ``int8`` mask of the 108 actions (:mod:`tt_env.encoding.actions`).
-* :func:`public_view` gives the same public information as a plain dict of words (card names,
-  legal moves) for scripted agents, logs and language-model harnesses.
+* The mask of the 108 actions is :mod:`tt_env.encoding.mask`'s; the same public information as
+  a plain dict of words is :mod:`tt_env.encoding.words`'s.
 * :func:`markdown_table` renders the table for the README and the environment's docs.
 
 Values are ``float32``: counts and one-hots as they are, scores divided by 100, the stock and the
@@ -24,18 +23,14 @@ turns left as fractions. Everything is ``>= 0``; :func:`observation_space` gives
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 import numpy as np
 
-from tt_env.encoding.actions import (
-    KIND_OFFSET,
-    NUM_ACTIONS,
-)
-from tt_env.game.cards import ALL_CARDS, JOKER, NUM_KINDS, NUM_RANKS, RANK_NAMES, Card
+from tt_env.game.cards import ALL_CARDS, JOKER, NUM_KINDS, NUM_RANKS, Card
 from tt_env.game.engine import Game, MoveKind, Outcome, PlayerView
 from tt_env.game.rules import JOKER_PENALTY, Rules
 
@@ -379,30 +374,6 @@ def top_discard_of(vector: np.ndarray) -> Card | None:
     return ALL_CARDS[int(hits[0])] if len(hits) else None
 
 
-# ---------------------------------------------------------------------------------- masks
-def legal_mask_bytes(moves: Iterable) -> bytes:
-    """The action mask of some engine moves, as 108 bytes (0/1)."""
-    mask = bytearray(NUM_ACTIONS)
-    for m in moves:
-        mask[KIND_OFFSET[m.kind] + m.card] = 1
-    return bytes(mask)
-
-
-def action_mask(source: PlayerView | Game, seat: int | None = None) -> np.ndarray:
-    """The ``int8`` mask of the 108 actions: 1 for each legal action of the seat to move.
-
-    ``source`` is a :class:`PlayerView` (its seat's mask) or a :class:`Game` (``seat``'s mask,
-    default the seat to move). The mask of a seat that is not to move is all zeros.
-    """
-    if isinstance(source, Game):
-        if seat is None:
-            seat = source.current
-        moves = source.legal_moves() if seat == source.current else ()
-    else:
-        moves = source.legal_moves
-    return np.frombuffer(legal_mask_bytes(moves), np.int8).copy()
-
-
 # ---------------------------------------------------------------------------------- fast path
 class IncrementalEncoder:
     """The state vector of a live :class:`Game`, kept up to date move by move.
@@ -594,65 +565,6 @@ class IncrementalEncoder:
         return np.concatenate([self.v, extra])
 
 
-# ---------------------------------------------------------------------------------- words
-def _names(cards: Iterable[int], pretty: bool) -> list[str]:
-    return [ALL_CARDS[c].pretty if pretty else str(ALL_CARDS[c]) for c in cards]
-
-
-def _counts_to_cards(counts: Sequence[int]) -> list[int]:
-    return [k for k in range(NUM_KINDS) for _ in range(counts[k])]
-
-
-def public_view(view: PlayerView, rules: Rules, pretty: bool = False) -> dict[str, Any]:
-    """What ``view``'s seat knows, as a plain dict of words and numbers.
-
-    For scripted agents, logs and language-model harnesses: the same information as
-    :func:`encode` (nothing hidden), with cards as names (``"7H"``, or ``"7♥"`` with ``pretty``)
-    and the legal moves both in words and as action numbers. ``players`` lists every seat in play
-    order from the observer (the observer first).
-    """
-    from tt_env.encoding.actions import describe, moves_to_actions
-
-    n = view.num_players
-    pile = view.discard_pile
-    actions = moves_to_actions(view.legal_moves)
-    players = []
-    for k in range(n):
-        s = (view.seat + k) % n
-        players.append(
-            {
-                "seat": s,
-                "you": s == view.seat,
-                "hand_size": view.hand_sizes[s],
-                "known_cards": _names(_counts_to_cards(view.taken[s]), pretty),
-                "score": view.scores[s],
-                "went_out": view.went_out == s,
-                "dealer": view.dealer == s,
-                "to_move": view.current == s and view.phase.in_play,
-            }
-        )
-    return {
-        "seat": view.seat,
-        "round": view.round_index + 1,
-        "rounds": rules.num_rounds,
-        "cards_dealt": view.cards_dealt,
-        "wild_rank": RANK_NAMES[view.wild_rank],
-        "phase": view.phase.name.lower().replace("_", " "),
-        "your_turn": view.current == view.seat and view.phase.in_play,
-        "final_turn": view.went_out is not None,
-        "hand": _names(_counts_to_cards(view.hand), pretty),
-        "drawn_upcard": _names([view.drawn_upcard], pretty)[0] if view.drawn_upcard >= 0 else None,
-        "top_discard": _names(pile[-1:], pretty)[0] if pile else None,
-        "discard_pile": _names(pile, pretty),
-        "stock_size": view.stock_size,
-        "turns": view.turns,
-        "max_turns": rules.turn_cap,
-        "players": players,
-        "legal_moves": [describe(a, pretty) for a in actions],
-        "legal_actions": actions,
-    }
-
-
 # ---------------------------------------------------------------------------------- docs
 def markdown_table(
     num_players: int | None = None, pieces: Sequence[Piece] = OBSERVATION_PIECES
@@ -688,19 +600,16 @@ __all__ = [
     "IncrementalEncoder",
     "Layout",
     "Piece",
-    "action_mask",
     "decode",
     "decode_state",
     "encode",
     "hand_of",
-    "legal_mask_bytes",
     "markdown_table",
     "max_game_score",
     "max_round_penalty",
     "observation_layout",
     "observation_size",
     "observation_space",
-    "public_view",
     "state_layout",
     "state_space",
     "top_discard_of",

@@ -169,14 +169,14 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from tt_env.encoding.actions import ACTION_TO_MOVE, NUM_ACTIONS, describe
+from tt_env.encoding.mask import legal_mask_bytes
 from tt_env.encoding.observation import (
     IncrementalEncoder,
-    legal_mask_bytes,
     max_round_penalty,
     observation_space,
-    public_view,
     state_space,
 )
+from tt_env.encoding.words import public_view
 from tt_env.game.cards import NUM_KINDS
 from tt_env.game.engine import Game, IllegalMoveError, check_seed
 from tt_env.game.rules import FIELD_NAMES, Rules
@@ -639,9 +639,9 @@ class raw_env(AECEnv):
             self.game,
             self.rules,
             self.possible_agents,
-            self._over,
-            self._last_result,
-            self._winners,
+            over=self._over,
+            result=self._last_result,
+            winners=self._winners,
         )
 
     def frame(self, seat: int | None = None, notes: Sequence[str] = ()) -> np.ndarray:
@@ -657,11 +657,11 @@ class raw_env(AECEnv):
             game,
             self.rules,
             self.possible_agents,
-            self._over,
-            self._last_result,
-            self._winners,
-            seat,
-            tuple(notes),
+            over=self._over,
+            result=self._last_result,
+            winners=self._winners,
+            seat=seat,
+            notes=tuple(notes),
         )
         return draw(scene)
 

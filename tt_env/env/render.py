@@ -258,7 +258,7 @@ __all__ = [
 
 
 # ------------------------------------------------------------------ the AEC env's table
-def table_text(game, rules, names, over: bool, result, winners) -> str:
+def table_text(game, rules, names, *, over: bool, result, winners) -> str:
     """The table as text (the AEC env's ``"ansi"`` and ``"human"`` render modes): the round,
     the stock and the discard pile, each seat's hand size, score and known cards, and the hand
     of the seat to move in its best melds; once the episode is ``over``, the round's
@@ -328,13 +328,32 @@ def table_text(game, rules, names, over: bool, result, winners) -> str:
 
 
 def table_scene(
-    game, rules, names, over: bool, result, winners, seat: int | None, notes: tuple[str, ...]
+    game,
+    rules,
+    names,
+    *,
+    over: bool,
+    result,
+    winners,
+    seat: int | None,
+    notes: tuple[str, ...],
 ) -> Scene:
     """What :func:`draw` pictures of the table (the AEC env's ``"rgb_array"`` frames): the
     same as :func:`table_text`, the hand of ``seat`` (default: the seat to move), ``notes``
     below."""
     if game is None:
-        return Scene("(not reset)", "", 0, (), 0, -1, 0, "", (), ())
+        return Scene(
+            title="(not reset)",
+            status="",
+            wild_rank=0,
+            players=(),
+            stock=0,
+            top_discard=-1,
+            below=0,
+            hand_label="",
+            melds=(),
+            deadwood=(),
+        )
     wild = game.wild_rank
     round_text = (
         f"Round {game.round_index + 1}/{rules.num_rounds}: {game.cards_dealt} "
@@ -366,12 +385,12 @@ def table_scene(
         known = tuple(int(c) for c in game.taken_from_discard(s))
         players.append(
             PlayerLine(
-                a,
-                sum(game.hand_counts(s)),
-                game.scores[s],
-                ", ".join(marks),
-                s == game.current,
-                known,
+                name=a,
+                hand_size=sum(game.hand_counts(s)),
+                score=game.scores[s],
+                marks=", ".join(marks),
+                current=s == game.current,
+                known=known,
             )
         )
     seat = game.current if seat is None else seat

@@ -193,8 +193,8 @@ class Game:
         stock: str | list[int] = "",
         discard_pile: str | list[int] = "",
         current: int | None = None,
-        round_index: int | None = None,
         *,
+        round_index: int | None = None,
         table: Sequence[TableMeld | tuple[int, str | list[int]]] = (),
         went_out: int | None = None,
         known: Sequence[str | list[int]] | None = None,
@@ -330,11 +330,13 @@ class Game:
         if isinstance(meld, TableMeld):
             if not isinstance(meld.shape, MeldShape):
                 raise ValueError(f"a table meld's shape must be a MeldShape, got {meld.shape!r}")
-            return TableMeld(int(seat), tuple(parsed), meld.shape)
+            return TableMeld(seat=int(seat), cards=tuple(parsed), shape=meld.shape)
         arrangement = solve(parsed, wild_rank, self.rules)
         if len(arrangement.melds) != 1 or arrangement.deadwood:
             raise ValueError(f"table meld {format_cards(parsed)!r} is not one meld")
-        return TableMeld(int(seat), tuple(arrangement.melds[0]), arrangement.shapes[0])
+        return TableMeld(
+            seat=int(seat), cards=tuple(arrangement.melds[0]), shape=arrangement.shapes[0]
+        )
 
     def _arranged_known(self, known, counts: list[bytearray]) -> list[list[int]]:
         n = self.num_players
@@ -489,44 +491,30 @@ class Game:
             card = r.stock.pop()
             r.hands[seat][card] += 1
             r.drawn_upcard = -1
-            self.phase = Phase.DISCARD
-            return Outcome(
-                move,
-                seat,
-                card,
-                r.taken[seat][card],
-                len(r.stock),
-                rebuilt,
-                False,
-                False,
-                False,
-                seat,
-                r.turns,
-                None,
-                False,
-            )
-        if kind == MoveKind.TAKE_DISCARD:
+        elif kind == MoveKind.TAKE_DISCARD:
+            rebuilt = False
             card = r.discard_pile.pop()
             r.hands[seat][card] += 1
             r.taken[seat][card] += 1
             r.drawn_upcard = card
-            self.phase = Phase.DISCARD
-            return Outcome(
-                move,
-                seat,
-                card,
-                r.taken[seat][card],
-                len(r.stock),
-                False,
-                False,
-                False,
-                False,
-                seat,
-                r.turns,
-                None,
-                False,
-            )
-        return self._discard(seat, move)
+        else:
+            return self._discard(seat, move)
+        self.phase = Phase.DISCARD
+        return Outcome(
+            move=move,
+            seat=seat,
+            card=card,
+            known=r.taken[seat][card],
+            stock_size=len(r.stock),
+            rebuilt=rebuilt,
+            went_out=False,
+            false_out=False,
+            laid=False,
+            next_seat=seat,
+            turns=r.turns,
+            round_result=None,
+            game_over=False,
+        )
 
     def _rebuild_stock(self) -> None:
         # Decided here (RULES.md): the discard pile except its top card is shuffled into a new
@@ -580,19 +568,19 @@ class Game:
             self.phase = Phase.DRAW
             result = self._end_round_if_nothing_to_draw()
         return Outcome(
-            move,
-            seat,
-            card,
-            known,
-            len(r.stock),
-            False,
-            went_out,
-            going_out and not valid_out,
-            laid,
-            nxt if result is None else seat,
-            turns,
-            result,
-            self.phase == Phase.GAME_OVER,
+            move=move,
+            seat=seat,
+            card=card,
+            known=known,
+            stock_size=len(r.stock),
+            rebuilt=False,
+            went_out=went_out,
+            false_out=going_out and not valid_out,
+            laid=laid,
+            next_seat=nxt if result is None else seat,
+            turns=turns,
+            round_result=result,
+            game_over=self.phase == Phase.GAME_OVER,
         )
 
     def _end_round_if_nothing_to_draw(self) -> RoundResult | None:
@@ -629,7 +617,7 @@ class Game:
             for c in cards:
                 hand[c] -= 1
                 self._forget(seat, c)
-            r.table.append(TableMeld(seat, tuple(cards), shape))
+            r.table.append(TableMeld(seat=seat, cards=tuple(cards), shape=shape))
 
     def _joker_penalty(self, seat: int) -> int | None:
         # RULES.md, joker_layoff: a leftover joker may be dropped on another player's meld.
@@ -654,7 +642,9 @@ class Game:
             for c in cards:
                 hand[c] -= 1
                 self._forget(seat, c)
-            r.table[index] = TableMeld(old.seat, old.cards + tuple(cards), result.table[index])
+            r.table[index] = TableMeld(
+                seat=old.seat, cards=old.cards + tuple(cards), shape=result.table[index]
+            )
         arrangement = result.arrangement
         self._move_to_table(seat, arrangement.melds, arrangement.shapes)
         return arrangement.points, arrangement

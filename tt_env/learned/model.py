@@ -104,6 +104,7 @@ class NumpyCardNet:
         self,
         weights: Mapping[str, np.ndarray],
         global_width: int,
+        *,
         card_width: int = CARD_WIDTH,
         card_hidden: int = 64,
         trunk_hidden: int = 128,

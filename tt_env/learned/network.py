@@ -52,6 +52,7 @@ class CardNet(nn.Module):
     def __init__(
         self,
         global_width: int,
+        *,
         card_width: int = CARD_WIDTH,
         card_hidden: int = 64,
         trunk_hidden: int = 128,

@@ -59,6 +59,7 @@ class TerminalGame:
         opponents: Sequence[str],
         seat: int = 0,
         seed: int | None = None,
+        *,
         episode: str = "game",
         input_fn: Callable[[str], str] = input,
         out: TextIO | None = None,

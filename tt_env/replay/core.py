@@ -445,6 +445,7 @@ def write_replay(
     record: dict[str, Any] | str | bytes,
     path: str | os.PathLike,
     seat: int | None = None,
+    *,
     open_view: int | None = None,
     title: str | None = None,
 ) -> int:

@@ -14,7 +14,8 @@ import numpy as np
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tt_env.encoding.observation import action_mask, encode
+    from tt_env.encoding.mask import action_mask
+    from tt_env.encoding.observation import encode
     from tt_env.game.engine import Game
     from tt_env.game.rules import Rules
     from tt_env.text import AnswerError, decision_prompt, describe_answer

@@ -56,13 +56,20 @@ module              owns
 ``env``             the training environment (features, scaled rewards, the pool)
 ``imitation``       a teacher's decisions (collected in worker processes); behaviour cloning
 ``runs``            a run's directory and files
-``sb3``             the MaskablePPO backend: policy, callback, :class:`Trainer`
-``rllib``           the RLlib backend (extra ``ray``); not imported here
+``run``             :class:`TrainingRun`, a run whatever its backend: files, warm start,
+                    evaluations, model files
+``backends.sb3``    the MaskablePPO backend: policy, callback, :class:`SB3Trainer`
+``backends.rllib``  the RLlib backend (extra ``ray``); not imported here
 ``plot``            a run's learning curve
 ``cli``             ``tt-train`` (:func:`main`) and :func:`train`
 ==================  =========================================================================
 """
 
+from tt_env.train.backends.sb3 import (
+    CardPolicy,
+    SB3Trainer,
+    Trainer,
+)
 from tt_env.train.cli import (
     build_parser,
     config_from_args,
@@ -100,14 +107,13 @@ from tt_env.train.plot import (
     learning_curve_figure,
     plot_run,
 )
+from tt_env.train.run import (
+    TrainingRun,
+    net_kwargs_for,
+)
 from tt_env.train.runs import (
     RunFiles,
     hardware,
-)
-from tt_env.train.sb3 import (
-    CardPolicy,
-    Trainer,
-    net_kwargs_for,
 )
 
 __all__ = [
@@ -118,10 +124,12 @@ __all__ = [
     "OpponentPool",
     "PoolSeat",
     "RunFiles",
+    "SB3Trainer",
     "SELF",
     "TrainConfig",
     "Trainer",
     "TrainingEnv",
+    "TrainingRun",
     "behaviour_clone",
     "build_parser",
     "check_run",

@@ -1,5 +1,5 @@
 """``tt-train``: the command line (:func:`main`), and :func:`train`, which runs a configuration on
-its backend (sb3 here, RLlib in :mod:`tt_env.train.rllib`)."""
+its backend (:mod:`tt_env.train.backends`: sb3 or RLlib)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from typing import Any
 
 from tt_env.cli import UNSET, Parser, one_line, rule_overrides  # UNSET: "flag not given"
 from tt_env.learned.model import ModelError
+from tt_env.train.backends.sb3 import SB3Trainer
 from tt_env.train.config import CONFIG_FIELDS, TrainConfig, check_run, config_help, load_config_file
 from tt_env.train.plot import plot_run
-from tt_env.train.sb3 import Trainer
 
 # ---------------------------------------------------------------------------------- CLI
 # The groups of tt-train --help, each with the settings it holds (every TrainConfig field but
@@ -158,10 +158,10 @@ def train(config: TrainConfig, command: str = "", resume_dir: str | None = None)
                 "choose another --run-name"
             )
     if config.backend == "rllib":
-        from tt_env.train.rllib import RLlibTrainer
+        from tt_env.train.backends.rllib import RLlibTrainer
 
         return RLlibTrainer(config, root, command or "tt-train", False).run()
-    return Trainer(config, root, command or "tt-train", resume_dir is not None).run()
+    return SB3Trainer(config, root, command or "tt-train", resume_dir is not None).run()
 
 
 # ---------------------------------------------------------------------------------- main

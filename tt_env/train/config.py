@@ -151,7 +151,8 @@ class TrainConfig:
     """torch threads (more rarely helps with these small networks)"""
     backend: str = "sb3"
     """"sb3": MaskablePPO (sb3-contrib) here and in env processes; "rllib": RLlib's PPO on Ray
-    (extra ray), its env runners in parallel processes or on a cluster (tt_env.train.rllib)"""
+    (extra ray), its env runners in parallel processes or on a cluster
+    (tt_env.train.backends.rllib)"""
     env_runners: int = 2
     """backend "rllib": RLlib env runners, each a process sampling n_envs environments (0: sample
     in the learner's process)"""
@@ -484,8 +485,9 @@ def _check_exit_teacher(spec: str, num_players: int, rules: Rules) -> None:
 
 
 def _check_backend(config: TrainConfig, resume_dir: str | os.PathLike | None) -> None:
-    """The settings that only one backend has (:mod:`tt_env.train.rllib` says what the
-    rllib backend takes), and Ray for the rllib backend: :class:`ValueError` naming the first."""
+    """The settings that only one backend has (:mod:`tt_env.train.backends.rllib` says what
+    the rllib backend takes), and Ray for the rllib backend: :class:`ValueError` naming the
+    first."""
     pool = parse_pool(config.opponents)
     if SELF in parse_pool(config.bc_opponents) and config.bc_teacher.strip().lower() not in (
         "",

@@ -56,6 +56,7 @@ class TrainingEnv(gymnasium.Env):
         self,
         rules: Rules,
         opponents: dict[str, float],
+        *,
         episode: str = "round",
         reward: str = "relative",
         reward_scale: float = 1.0,
@@ -72,7 +73,9 @@ class TrainingEnv(gymnasium.Env):
         self.rules = rules
         self.features = CardFeatures(rules, lookahead=lookahead)
         self.seats = [PoolSeat() for _ in range(rules.num_players - 1)]
-        self.pool = OpponentPool(opponents, rules, seed, league_dir, league_size, models)
+        self.pool = OpponentPool(
+            opponents, rules, seed, league_dir=league_dir, league_size=league_size, models=models
+        )
         # MaskablePPO never picks a masked action: one would be a bug, so it raises.
         self.env = SingleAgentEnv(
             opponents=self.seats,
@@ -230,6 +233,7 @@ def make_training_env(
     rank: int,
     seed: int,
     league_dir: str | None,
+    *,
     opponents: str | None = None,
     models: dict[str, Any] | None = None,
 ) -> TrainingEnv:

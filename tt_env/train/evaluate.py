@@ -35,6 +35,7 @@ def evaluation(
     path: str | os.PathLike,
     spec: str,
     rules: Rules,
+    *,
     games: int,
     seed: int,
     workers: int,
@@ -74,6 +75,7 @@ def evaluation(
 def evaluate_snapshots(
     run_dir: str | os.PathLike,
     opponents: Sequence[str],
+    *,
     games: int | None = None,
     seed: int | None = None,
     workers: int | None = None,
@@ -125,10 +127,10 @@ def evaluate_snapshots(
                 path,
                 spec,
                 rules,
-                games,
-                seed,
-                max(1, workers or os.cpu_count() or 1),
-                config.eval_episode,
+                games=games,
+                seed=seed,
+                workers=max(1, workers or os.cpu_count() or 1),
+                episode=config.eval_episode,
             )
             training = load_model(path).metadata.get("training", {})
             row = {

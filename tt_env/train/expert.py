@@ -38,7 +38,7 @@ from tt_env.train.imitation import (
 )
 
 if TYPE_CHECKING:
-    from tt_env.train.sb3 import Trainer
+    from tt_env.train.run import TrainingRun
 
 FOLDER = "exit"
 CSV = "exit.csv"
@@ -70,7 +70,7 @@ def load_weights(net: torch.nn.Module, path: os.PathLike | str) -> None:
         ) from None
 
 
-def expert_iteration(trainer: Trainer, net: torch.nn.Module) -> None:
+def expert_iteration(trainer: TrainingRun, net: torch.nn.Module) -> None:
     """Rounds ``done + 1 .. exit_iterations`` of expert iteration on ``net`` (in place; see the
     module docstring). Each round ends with an evaluation against ``eval_opponents`` (a row in
     ``exit.csv``; the best one by the first opponent becomes ``best.npz``)."""
@@ -86,7 +86,10 @@ def expert_iteration(trainer: Trainer, net: torch.nn.Module) -> None:
         # round 0: the network the rounds start from, on the same deals as the rounds
         start = save_model(folder / "net_000.npz", numpy_weights(net), trainer.metadata(0))
         trainer.evaluate_file(
-            start, {"round": 0, "decisions": 0, "overruled": ""}, CSV, {"round": 0}
+            start,
+            {"round": 0, "decisions": 0, "overruled": ""},
+            csv_name=CSV,
+            best_key={"round": 0},
         )
         state["start_evaluated"] = True
         trainer.save_state()
@@ -123,12 +126,12 @@ def expert_iteration(trainer: Trainer, net: torch.nn.Module) -> None:
         stats = behaviour_clone(
             net,
             fit,
-            c.bc_epochs,
-            c.bc_lr,
-            c.bc_batch_size,
-            c.seed + k,
-            lambda e, st: trainer.log(f"  epoch {e}: held-out accuracy {st['accuracy']:.3f}"),
-            c.bc_value_temperature,
+            epochs=c.bc_epochs,
+            lr=c.bc_lr,
+            batch_size=c.bc_batch_size,
+            seed=c.seed + k,
+            log=lambda e, st: trainer.log(f"  epoch {e}: held-out accuracy {st['accuracy']:.3f}"),
+            temperature=c.bc_value_temperature,
         )
         state["decisions"] += int(len(data["action"]))
         record = {
@@ -142,7 +145,7 @@ def expert_iteration(trainer: Trainer, net: torch.nn.Module) -> None:
         state["done"] = k  # on disk with the evaluation; the model file's metadata says it
         path = save_model(folder / f"net_{k:03d}.npz", numpy_weights(net), trainer.metadata(0))
         extra = {"round": k, "decisions": state["decisions"], "overruled": round(changed, 4)}
-        trainer.evaluate_file(path, extra, CSV, best_key={"round": k})
+        trainer.evaluate_file(path, extra, csv_name=CSV, best_key={"round": k})
         trainer.save_state()
 
 

@@ -167,6 +167,7 @@ def collect_teacher_data(
     config: TrainConfig,
     workers: int,
     progress=None,
+    *,
     every: float = 60.0,
     teacher: str | None = None,
     samples: int | None = None,
@@ -208,6 +209,7 @@ def collect_teacher_data(
 def behaviour_clone(
     net: CardNet,
     data: dict[str, np.ndarray],
+    *,
     epochs: int,
     lr: float,
     batch_size: int,

@@ -24,6 +24,7 @@ class OpponentPool:
         weights: dict[str, float],
         rules: Rules,
         seed: int,
+        *,
         league_dir: str | None = None,
         league_size: int = 5,
         models: dict[str, Any] | None = None,

@@ -138,7 +138,7 @@ def _served(rules: Rules, wild_rank: int):
 def _serve(rules: Rules, cfg: _Config, kernel) -> None:
     """Let the fast paths find ``kernel`` for the caller's ``rules`` object (``cfg.rules`` may
     be another, equal one) and ``cfg``'s wild rank, with the default joker penalty only."""
-    if cfg.jp == JOKER_PENALTY:
+    if cfg.joker_penalty == JOKER_PENALTY:
         served = (rules, kernel, kernel.c.evaluate, kernel.c.arrange)
         _SERVED[(id(rules), cfg.wild_rank)] = _LAST[cfg.wild_rank] = served
 
@@ -287,7 +287,7 @@ def discard_penalties(
         arrangement = _solve_counts(cfg, counts)
         value = arrangement.points
         loose = set(arrangement.deadwood)
-        pen = cfg.pen
+        pen = cfg.penalties
         found = {}
         less = bytearray(counts)
         for k in range(NUM_KINDS):
@@ -306,6 +306,7 @@ def draw_penalties(
     counts: tuple[int, ...],
     wild_rank: int,
     rules: Rules = Rules(),
+    *,
     joker_penalty: int | None = None,
     kinds=None,
 ) -> dict[int, int]:
@@ -364,7 +365,7 @@ def _discard_array(cfg: _Config, counts: bytes):
 
 
 def _jp(cfg: _Config) -> int | None:
-    return None if cfg.jp == JOKER_PENALTY else cfg.jp
+    return None if cfg.joker_penalty == JOKER_PENALTY else cfg.joker_penalty
 
 
 def solve(
@@ -422,7 +423,7 @@ def _solve_counts(cfg: _Config, counts: bytes) -> Arrangement:
     found = _fast(cfg, mask, J, M, plan=True)
     if found is None:
         return _assemble(cfg, counts, *_search_plan(cfg, mask, J, M))
-    if cfg.w_natural:
+    if cfg.wild_rank_natural:
         return _assemble(cfg, counts, *_capped_plan(cfg, J, M, found))
     return _free_arrangement(cfg, counts, mask, J, M, found)
 

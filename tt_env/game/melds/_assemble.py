@@ -100,12 +100,12 @@ def _free_arrangement(cfg: _Config, counts, mask: int, J: int, M: int, found) ->
         shapes.append(shape)
     assert not spare and used == W
     deadwood = _cards_in(mask)
-    pen = cfg.pen
+    pen = cfg.penalties
     points = 0
     for c in deadwood:
         points += pen[c]
     assert points == value, (points, value)
-    return Arrangement(melds, shapes, deadwood, points)
+    return Arrangement(melds=melds, shapes=shapes, deadwood=deadwood, points=points)
 
 
 def _capped_plan(cfg: _Config, J: int, M: int, found) -> tuple:
@@ -114,7 +114,7 @@ def _capped_plan(cfg: _Config, J: int, M: int, found) -> tuple:
     set_groups, run_groups = [], []
     for opt in sets:
         for block in opt[5]:
-            set_groups.append(_set_group(block, max(0, 3 - len(_cards_in(block))), cfg.capn))
+            set_groups.append(_set_group(block, max(0, 3 - len(_cards_in(block))), cfg.wild_limit))
     n = 0
     for s, (ent, pick) in enumerate(zip(lists, picks)):
         e = next(e for e in ent if e[:4] == pick)
@@ -153,9 +153,9 @@ def _assemble(
     wild_rank = cfg.wild_rank
     deadwood: list[Card] = []
     pool_w: list[Card] = []  # wild-rank cards that are not natural in a run
-    if cfg.w_natural:
+    if cfg.wild_rank_natural:
         for c in _cards_in(left):
-            (pool_w if c % NUM_RANKS == cfg.wpos else deadwood).append(c)
+            (pool_w if c % NUM_RANKS == cfg.wild_position else deadwood).append(c)
     else:
         deadwood = _cards_in(left)
         for k in cfg.wild_kinds:
@@ -193,12 +193,12 @@ def _assemble(
             shapes.append(_shape("wild", 0, -1, 0, 0, y, y))
         melds.append(cards)
     deadwood += pool_w + jokers
-    pen = cfg.pen
+    pen = cfg.penalties
     points = 0
     for c in deadwood:
         points += pen[c]
     assert points == value, (points, value)
-    return Arrangement(melds, shapes, deadwood, points)
+    return Arrangement(melds=melds, shapes=shapes, deadwood=deadwood, points=points)
 
 
 def _lay_run(places: tuple[int, ...], suit: int, wilds: list[Card], cfg: _Config):
@@ -212,7 +212,7 @@ def _lay_run(places: tuple[int, ...], suit: int, wilds: list[Card], cfg: _Config
     length = n + len(wilds)
     high = places[-1]
     if high - places[0] + 1 < length:
-        high = min(cfg.top, places[0] + length - 1)
+        high = min(cfg.top_position, places[0] + length - 1)
     low = high - length + 1
     cards = []
     i = j = 0

@@ -16,18 +16,18 @@ class _Config:
     __slots__ = (
         "rules",
         "wild_rank",
-        "cap",
-        "capn",
-        "all_wild",
+        "max_wilds",
+        "wild_limit",
+        "all_wild_melds",
         "aces_high",
-        "top",
-        "pen",
-        "jp",
-        "wpen",
-        "wpos",
-        "w_natural",
+        "top_position",
+        "penalties",
+        "joker_penalty",
+        "wild_penalty",
+        "wild_position",
+        "wild_rank_natural",
         "wild_kinds",
-        "feas_memo",
+        "feasible_memo",
         "rest_memo",
         "leaf_memo",
         "plan_memo",
@@ -36,7 +36,7 @@ class _Config:
         "set_fields",
         "priced",
         "rank_masks",
-        "tabs",
+        "tables",
         "values",
         "kernel",
     )
@@ -44,43 +44,45 @@ class _Config:
     def __init__(self, rules: Rules, wild_rank: int, joker_penalty: int | None) -> None:
         self.rules = rules
         self.wild_rank = wild_rank
-        self.cap = rules.max_wilds_per_meld
-        self.capn = _BIG if self.cap is None else self.cap
-        self.all_wild = rules.all_wild_melds
+        self.max_wilds = rules.max_wilds_per_meld
+        # max_wilds as a number to compare with: _BIG when a meld may take any number
+        self.wild_limit = _BIG if self.max_wilds is None else self.max_wilds
+        self.all_wild_melds = rules.all_wild_melds
         self.aces_high = rules.aces_high
-        self.top = 14 if rules.aces_high else 13  # highest position, and longest run
+        self.top_position = 14 if rules.aces_high else 13  # highest position, and longest run
         pen = list(rules.penalty_table(wild_rank))
-        self.jp = JOKER_PENALTY if joker_penalty is None else joker_penalty
-        pen[JOKER] = self.jp
-        self.pen = pen
-        self.wpos = wild_rank - 1
-        self.wpen = pen[self.wpos]
-        # With no cap a wild-rank card in its natural place is as good as a wild there.
-        self.w_natural = self.cap is not None
-        self.wild_kinds = tuple(s * NUM_RANKS + self.wpos for s in range(NUM_SUITS))
-        self.feas_memo: BoundedCache = BoundedCache(1 << 12, 140, "pool feasibility")
+        self.joker_penalty = JOKER_PENALTY if joker_penalty is None else joker_penalty
+        pen[JOKER] = self.joker_penalty
+        self.penalties = pen
+        self.wild_position = wild_rank - 1  # the wild rank's position index (0 = ace)
+        self.wild_penalty = pen[self.wild_position]
+        # With no cap a wild-rank card in its natural place is as good as a wild there: wild-rank
+        # cards are searched as naturals only with a cap.
+        self.wild_rank_natural = self.max_wilds is not None
+        self.wild_kinds = tuple(s * NUM_RANKS + self.wild_position for s in range(NUM_SUITS))
+        self.feasible_memo: BoundedCache = BoundedCache(1 << 12, 140, "pool feasibility")
         self.rest_memo: BoundedCache = BoundedCache(1 << 12, 140, "pool rest")
         self.leaf_memo: BoundedCache = BoundedCache(1 << 14, 120, "search leaves")
         self.plan_memo: BoundedCache = BoundedCache(1 << 12, 250, "pool plans")
         self.keep_mask = (1 << (_FB * _NATURAL_KINDS)) - 1  # not the joker's field
-        if not self.w_natural:
+        if not self.wild_rank_natural:
             for k in self.wild_kinds:
                 self.keep_mask -= 0xFF << (_FB * k)
-        self.set_positions = tuple(p for p in range(NUM_RANKS) if p != self.wpos)
+        self.set_positions = tuple(p for p in range(NUM_RANKS) if p != self.wild_position)
         self.set_fields = sum(1 << (_FB * p) for p in self.set_positions)
         self.rank_masks = tuple(_RANK_SLICE << _RANK_SHIFT[p] for p in range(NUM_RANKS))
         self.kernel = False  # the compiled kernel serving this configuration: built on first use
-        self.tabs = _tables_for(self)
-        self.values = _suit_values_for(self, self.tabs)
+        self.tables = _tables_for(self)
+        self.values = _suit_values_for(self, self.tables)
         self.priced = [BoundedCache(1 << 10, 340, "priced set options") for _ in range(NUM_RANKS)]
 
     def price_options(self, p: int, x: int) -> tuple:
         """The fast path's set options of rank ``p + 1`` for the cards ``x`` of that rank, as
         ``(delta, lo, suits, points of its cards, option)`` (see _Tables.build_rank_options)."""
-        opts = self.tabs.rank_options[p].get(x)
+        opts = self.tables.rank_options[p].get(x)
         if opts is None:
-            opts = self.tabs.build_rank_options(p, x)
-        priced = tuple((o[0], o[1], o[3], self.pen[p] * o[4], o) for o in opts)
+            opts = self.tables.build_rank_options(p, x)
+        priced = tuple((o[0], o[1], o[3], self.penalties[p] * o[4], o) for o in opts)
         self.priced[p][x] = priced
         return priced
 
@@ -89,23 +91,23 @@ class _Config:
         """Can exactly ``pj`` jokers and ``pm`` wild-rank cards form melds of their own?
 
         Those melds are sets of the wild rank (>= 1 wild-rank card, natural there, and at most
-        ``cap`` jokers) and, with ``all_wild_melds``, melds of 3..cap jokers.
+        ``max_wilds`` jokers) and, with ``all_wild_melds``, melds of 3..max_wilds jokers.
         """
         key = (pj, pm)
-        memo = self.feas_memo
+        memo = self.feasible_memo
         if key in memo:
             return memo[key]
         ok = pj == 0 and pm == 0
         if not ok and pm > 0:
             for x in range(1, pm + 1):
-                for y in range(0, min(pj, self.capn) + 1):
+                for y in range(0, min(pj, self.wild_limit) + 1):
                     if x + y >= 3 and self.feasible(pj - y, pm - x):
                         ok = True
                         break
                 if ok:
                     break
-        if not ok and self.all_wild and pj >= 3:
-            for y in range(3, min(pj, self.capn) + 1):
+        if not ok and self.all_wild_melds and pj >= 3:
+            for y in range(3, min(pj, self.wild_limit) + 1):
                 if self.feasible(pj - y, pm):
                     ok = True
                     break
@@ -121,7 +123,7 @@ class _Config:
         best = _INF
         for pj in range(j + 1):
             for pm in range(m + 1):
-                cost = (j - pj) * self.jp + (m - pm) * self.wpen
+                cost = (j - pj) * self.joker_penalty + (m - pm) * self.wild_penalty
                 if cost < best and self.feasible(pj, pm):
                     best = cost
         memo[key] = best
@@ -160,7 +162,7 @@ class _Config:
                 j2, m2 = j - a, m - b
                 for pj in range(j2 + 1):
                     for pm in range(m2 + 1):
-                        cost = (j2 - pj) * self.jp + (m2 - pm) * self.wpen
+                        cost = (j2 - pj) * self.joker_penalty + (m2 - pm) * self.wild_penalty
                         if cost == target and self.feasible(pj, pm):
                             return a, b, self._partition(pj, pm)
         raise AssertionError("no plan for the pool")  # unreachable: leaf() found one
@@ -171,14 +173,14 @@ class _Config:
             found = None
             if pm > 0:
                 for x in range(1, pm + 1):
-                    for y in range(0, min(pj, self.capn) + 1):
+                    for y in range(0, min(pj, self.wild_limit) + 1):
                         if x + y >= 3 and self.feasible(pj - y, pm - x):
                             found = (x, y)
                             break
                     if found:
                         break
             if found is None:
-                for y in range(3, min(pj, self.capn) + 1):
+                for y in range(3, min(pj, self.wild_limit) + 1):
                     if self.feasible(pj - y, pm):
                         found = (0, y)
                         break

@@ -62,7 +62,7 @@ def _fast(cfg: _Config, mask: int, J: int, M: int, plan: bool = False):
             opts = cfg.price_options(p, x)
         if opts:
             ropts.append(opts)
-    if cfg.w_natural:
+    if cfg.wild_rank_natural:
         return _fast_capped(cfg, sv, mask, J, M, W, ropts, plan)
     if W > _FAST_MAX_WILDS:
         return None
@@ -74,10 +74,10 @@ def _fast(cfg: _Config, mask: int, J: int, M: int, plan: bool = False):
     e3 = free.get(y3) or build(y3)
     all_cost = e0[2] + e1[2] + e2[2] + e3[2]
     if W and (
-        max(e0[3], e1[3], e2[3], e3[3]) > cfg.top - W
+        max(e0[3], e1[3], e2[3], e3[3]) > cfg.top_position - W
         or W
         + (mask.bit_count() if not mask & _MANY else sum(mask.to_bytes(_NATURAL_KINDS, "little")))
-        > 2 * cfg.top
+        > 2 * cfg.top_position
     ):
         return None  # the runs might not take every spare wild: let the search decide
     best = _free_best(e0, e1, e2, e3, W)
@@ -181,7 +181,7 @@ def _fast_capped(cfg, sv, mask, J, M, W, ropts, plan):
     """The fast path with a cap: each suit offers its Pareto-best ``(points, d, nat, h)``
     entries; every choice of sets and of one entry per suit is tried (cheapest bound first,
     pruned by points) and the pool then takes what the melds need and can hold."""
-    if W > _H_CLIP or cfg.capn > cfg.top - 1:
+    if W > _H_CLIP or cfg.wild_limit > cfg.top_position - 1:
         return None
     capped = sv.capped
     build = sv.build_capped

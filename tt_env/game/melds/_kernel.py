@@ -145,17 +145,17 @@ class Kernel:
 
     def __init__(self, native, cfg, tables=None) -> None:
         self.native = native
-        self.w = cfg.wpos
+        self.w = cfg.wild_position
         par = np.zeros(native.PAR_SIZE, np.int64)
-        par[: len(cfg.pen)] = cfg.pen
-        par[native.P_TOP] = cfg.top
-        par[native.P_ALL_WILD] = int(cfg.all_wild)
+        par[: len(cfg.penalties)] = cfg.penalties
+        par[native.P_TOP] = cfg.top_position
+        par[native.P_ALL_WILD] = int(cfg.all_wild_melds)
         self.par = par
         if tables is None:
             key = _tables_key(cfg)
             tables = _TABLES.get(key)
             if tables is None:
-                tables = _TABLES[key] = native.Tables(key[1], cfg.top, MEMO_SLOTS)
+                tables = _TABLES[key] = native.Tables(key[1], cfg.top_position, MEMO_SLOTS)
         self.tables = tables
         ws = np.zeros(native.WS_SIZE, np.int64)  # what the extension writes into
         self.ws = ws.view(workspace_dtype(native)).reshape(())
@@ -226,7 +226,7 @@ class Kernel:
 
 def _tables_key(cfg) -> tuple:
     """The suit tables a configuration reads: its top position and natural penalties."""
-    return cfg.top, tuple(cfg.rules.card_points(r) for r in range(1, NUM_RANKS + 1))
+    return cfg.top_position, tuple(cfg.rules.card_points(r) for r in range(1, NUM_RANKS + 1))
 
 
 def private_kernels(cfgs) -> list[Kernel | None]:
@@ -244,7 +244,7 @@ def private_kernels(cfgs) -> list[Kernel | None]:
             continue
         key = _tables_key(cfg)
         if key not in own:
-            own[key] = _state["native"].Tables(key[1], cfg.top, MEMO_SLOTS)
+            own[key] = _state["native"].Tables(key[1], cfg.top_position, MEMO_SLOTS)
         kernels.append(Kernel(_state["native"], cfg, own[key]))
     return kernels
 
@@ -252,11 +252,12 @@ def private_kernels(cfgs) -> list[Kernel | None]:
 def kernel_for(cfg) -> Kernel | None:
     """The kernel of a configuration, or None when it does not serve it (a cap on wilds per
     meld, a joker penalty beyond 10**9, or no compiled kernel)."""
-    if cfg.cap is not None:
+    if cfg.max_wilds is not None:
         return None
     native = kernel_module()
     if native is None:
         return None
-    if cfg.jp > native.WILD_MAX:  # Rules bound every other penalty far below the kernel's limits
+    # Rules bound every other penalty far below the kernel's limits
+    if cfg.joker_penalty > native.WILD_MAX:
         return None
     return Kernel(native, cfg)

@@ -33,6 +33,7 @@ def lay_off(
     table: Sequence[MeldShape],
     wild_rank: int,
     rules: Rules = Rules(),
+    *,
     joker_penalty: int | None = None,
 ) -> LayOff:
     """Redemption: lay down own melds and lay off cards onto the melds on the table, leaving the
@@ -70,16 +71,13 @@ class _LayOffSearch:
         self.cfg = cfg
         self.counts = counts
         self.table = table
-        wpos = cfg.wpos
-        self.tabs = _TABLES.get((cfg.top, cfg.aces_high, cfg.capn, wpos)) or _TABLES.setdefault(
-            (cfg.top, cfg.aces_high, cfg.capn, wpos),
-            _Tables(cfg.top, cfg.aces_high, cfg.capn, wpos),
-        )
+        key = (cfg.top_position, cfg.aces_high, cfg.wild_limit, cfg.wild_position)
+        self.tabs = _TABLES.get(key) or _TABLES.setdefault(key, _Tables(*key))
         self.J = counts[JOKER]
         self.M = sum(counts[k] for k in cfg.wild_kinds)
         self.W = self.J + self.M
         self.mask = int.from_bytes(bytes(counts[:_NATURAL_KINDS]), "little")
-        cap = cfg.capn
+        cap = cfg.wild_limit
         self.set_of_rank: dict[int, int] = {}  # rank -> index of a table set of that rank
         self.set_room = 0  # wilds the table sets can still take
         self.w_sink = False  # a table set of the wild rank takes wild-rank cards as naturals
@@ -100,22 +98,22 @@ class _LayOffSearch:
                 self.wild_melds.append((i, shape.size))
         self.run_state0 = tuple(run_state)
         # The pool with wild-rank cards free to leave (laid off as naturals) when a sink exists.
-        self.sink_cfg = _Config(cfg.rules, cfg.wild_rank, cfg.jp)
-        self.sink_cfg.wpen = 0
+        self.sink_cfg = _Config(cfg.rules, cfg.wild_rank, cfg.joker_penalty)
+        self.sink_cfg.wild_penalty = 0
         self.memo: dict = {}
 
     # ------------------------------------------------------------ value of a leaf
     def leaf(self, mnat: int, D: int, H: int, runs: tuple, used: int) -> int:
         cfg = self.cfg
-        cap = cfg.capn
+        cap = cfg.wild_limit
         room = H + self.set_room
         for low, high, wilds in runs:
-            room += max(0, min(cap - wilds, cfg.top - (high - low + 1)))
+            room += max(0, min(cap - wilds, cfg.top_position - (high - low + 1)))
         sink = self.w_sink
         for j, (_, z) in enumerate(self.wild_melds):
             if not used >> j & 1:
                 sink = True
-                if cfg.all_wild:
+                if cfg.all_wild_melds:
                     room += max(0, cap - z)
         pool = self.sink_cfg if sink else cfg
         return pool.leaf(self.J, self.M - mnat, D, min(room, self.W))
@@ -128,14 +126,14 @@ class _LayOffSearch:
         s, p = divmod(k, NUM_RANKS)
         rest = mask - _UNIT[k]
         room = W - mnat - D
-        if p == cfg.wpos:
+        if p == cfg.wild_position:
             yield 0, (rest, mnat, D, H, runs, used), ("pool", k)
         elif p + 1 in self.set_of_rank:
             yield 0, (rest, mnat, D, H, runs, used), ("table", self.set_of_rank[p + 1], k)
         else:
-            yield cfg.pen[k], (rest, mnat, D, H, runs, used), ("dead", k)
+            yield cfg.penalties[k], (rest, mnat, D, H, runs, used), ("dead", k)
         own = []
-        if p != cfg.wpos:
+        if p != cfg.wild_position:
             x = mask & _RANK_SLICE << _RANK_SHIFT[p]
             for delta, lo, hi in tabs.sets[p].get(x) or tabs.build_sets(p, x):
                 own.append((mask - delta, 0, lo, hi, ("set", delta, lo, hi, p)))
@@ -163,8 +161,8 @@ class _LayOffSearch:
         """Table run r of the lowest card's suit grown below or above by that card."""
         cfg, W = self.cfg, self.W
         low, high, wilds = runs[r]
-        cap_left = cfg.capn - wilds
-        len_left = cfg.top - (high - low + 1)
+        cap_left = cfg.wild_limit - wilds
+        len_left = cfg.top_position - (high - low + 1)
         shift = _SUIT_SHIFT[self.runs[r][1]]
         cnt = _fields(y)
         present = [i + 1 for i in range(NUM_RANKS) if cnt[i]]
@@ -188,7 +186,7 @@ class _LayOffSearch:
                     gaps = grow - len(places)
                     if grow > len_left or gaps > cap_left:
                         continue
-                    nat = sum(1 for q in places if (0 if q == 14 else q - 1) == cfg.wpos)
+                    nat = sum(1 for q in places if (0 if q == 14 else q - 1) == cfg.wild_position)
                     if gaps + nat > W - mnat - D:
                         continue
                     delta = sum(_UNIT[0 if q == 14 else q - 1] for q in places) << shift
@@ -268,17 +266,17 @@ class _LayOffSearch:
         # The pool: a jokers and b wild-rank cards to the melds' needs and the table's room.
         sink = self.w_sink or any(not used >> j & 1 for j in range(len(self.wild_melds)))
         pool_cfg = self.sink_cfg if sink else cfg
-        cap = cfg.capn
+        cap = cfg.wild_limit
         room_of = {}  # table index -> wilds it can still take
         for i, shape in enumerate(table):
             if shape.kind == "set":
                 room_of[i] = max(0, cap - shape.wilds)
         for r, (i, _) in enumerate(self.runs):
             low, high, wilds = runs[r]
-            room_of[i] = max(0, min(cap - wilds, cfg.top - (high - low + 1)))
+            room_of[i] = max(0, min(cap - wilds, cfg.top_position - (high - low + 1)))
         for j, (i, z) in enumerate(self.wild_melds):
             if not used >> j & 1:
-                room_of[i] = max(0, cap - z) if cfg.all_wild else 0
+                room_of[i] = max(0, cap - z) if cfg.all_wild_melds else 0
         own_room = 0
         for meld in own:
             z = meld[5][1] if meld[5] else 0
@@ -347,13 +345,17 @@ class _LayOffSearch:
             added[i] += pool_w
             pool_w = []
         deadwood += pool_w + jokers
-        points = sum(cfg.pen[c] for c in deadwood)
+        points = sum(cfg.penalties[c] for c in deadwood)
         assert points == target, (points, target)
         new_table = []
         for i, shape in enumerate(table):
             new_table.append(self.grown_shape(shape, added[i], added_wilds[i], runs, i))
         layoffs = [(i, cards) for i, cards in added.items() if cards]
-        return LayOff(Arrangement(melds, shapes, deadwood, points), layoffs, new_table)
+        return LayOff(
+            arrangement=Arrangement(melds=melds, shapes=shapes, deadwood=deadwood, points=points),
+            layoffs=layoffs,
+            table=new_table,
+        )
 
     def grown_shape(
         self, shape: MeldShape, cards: list[Card], wilds: int, runs: tuple, i: int
@@ -369,7 +371,7 @@ class _LayOffSearch:
             low, high, _ = runs[r]
             size = shape.size + len(cards)
             extra = size - (high - low + 1)  # spare wilds: above first, then below
-            high2 = min(cfg.top, high + extra)
+            high2 = min(cfg.top_position, high + extra)
             low2 = low - (extra - (high2 - high))
             return _shape("run", 0, shape.suit, low2, high2, shape.wilds + wilds, size)
         grown = is_meld([JOKER] * shape.size + list(cards), cfg.wild_rank, cfg.rules)

@@ -29,7 +29,7 @@ def is_meld(cards, wild_rank: int, rules: Rules = Rules()) -> MeldShape | None:
     n = len(cards)
     if n < 3:
         return None
-    cap, wpos = cfg.capn, cfg.wpos
+    cap, wpos = cfg.wild_limit, cfg.wild_position
     jokers = sum(1 for c in cards if c == JOKER)
     wild_cards = [c for c in cards if c != JOKER and c % NUM_RANKS == wpos]
     others = [c for c in cards if c != JOKER and c % NUM_RANKS != wpos]
@@ -47,14 +47,14 @@ def is_meld(cards, wild_rank: int, rules: Rules = Rules()) -> MeldShape | None:
     for suit in suits if others else range(NUM_SUITS):
         if len(suits) > 1:
             break
-        for low in range(1, cfg.top - n + 2):
+        for low in range(1, cfg.top_position - n + 2):
             naturals = _run_naturals(others, wild_cards, suit, low, low + n - 1, cfg)
             if naturals is None or (naturals == 0 and not others):
                 continue
             wilds = n - naturals
             if wilds <= cap and (best is None or wilds < best.wilds):
                 best = _shape("run", 0, suit, low, low + n - 1, wilds, n)
-    if best is None and not others and not wild_cards and cfg.all_wild and n <= cap:
+    if best is None and not others and not wild_cards and cfg.all_wild_melds and n <= cap:
         best = _shape("wild", 0, -1, 0, 0, n, n)
     return best
 
@@ -78,7 +78,7 @@ def _run_naturals(others, wild_cards, suit, low, high, cfg) -> int | None:
             return None
         taken.update(free[:aces])
     # Wild-rank cards of the suit stand in their own place when it is free.
-    places = (1, 14) if cfg.wpos == 0 and cfg.aces_high else (cfg.wpos + 1,)
+    places = (1, 14) if cfg.wild_position == 0 and cfg.aces_high else (cfg.wild_position + 1,)
     room = [p for p in places if low <= p <= high and p not in taken]
     mine = sum(1 for c in wild_cards if c // NUM_RANKS == suit)
     return len(taken) + min(mine, len(room))

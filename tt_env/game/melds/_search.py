@@ -13,12 +13,12 @@ def _search(cfg: _Config, mask0: int, J: int, M: int, trace: bool = False):
 
     With ``trace``, also return an optimal path: a list of decisions (see :func:`_build`).
     """
-    tabs = cfg.tabs
+    tabs = cfg.tables
     unit = _UNIT
     runs = tabs.runs
     sets = tabs.sets
-    pen = cfg.pen
-    wpos = cfg.wpos
+    pen = cfg.penalties
+    wpos = cfg.wild_position
     W = J + M
     F = W + 1
     FF = (M + 1) * F * F

@@ -177,11 +177,11 @@ _TABLES: BoundedCache = BoundedCache(32, 400, "meld tables")
 
 
 def _tables_for(cfg) -> _Tables:
-    wpos = cfg.wpos if cfg.w_natural else -1
-    key = (cfg.top, cfg.aces_high, cfg.capn, wpos)
+    wpos = cfg.wild_position if cfg.wild_rank_natural else -1
+    key = (cfg.top_position, cfg.aces_high, cfg.wild_limit, wpos)
     tabs = _TABLES.get(key)
     if tabs is None:
-        tabs = _TABLES[key] = _Tables(cfg.top, cfg.aces_high, cfg.capn, wpos)
+        tabs = _TABLES[key] = _Tables(cfg.top_position, cfg.aces_high, cfg.wild_limit, wpos)
     return tabs
 
 
@@ -297,8 +297,8 @@ _SUIT_VALUES: BoundedCache = BoundedCache(32, 120, "suit value tables")
 
 
 def _suit_values_for(cfg, tabs: _Tables) -> _SuitValues:
-    pen13 = tuple(cfg.pen[:NUM_RANKS])
-    key = (cfg.top, cfg.aces_high, cfg.capn, tabs.wpos, pen13)
+    pen13 = tuple(cfg.penalties[:NUM_RANKS])
+    key = (cfg.top_position, cfg.aces_high, cfg.wild_limit, tabs.wpos, pen13)
     sv = _SUIT_VALUES.get(key)
     if sv is None:
         sv = _SUIT_VALUES[key] = _SuitValues(tabs, pen13)

@@ -35,7 +35,9 @@ def _shape(kind: str, rank: int, suit: int, low: int, high: int, wilds: int, siz
     key = (kind, rank, suit, low, high, wilds, size)
     shape = _SHAPES.get(key)
     if shape is None:
-        shape = _SHAPES[key] = MeldShape(kind, rank, suit, low, high, wilds, size)
+        shape = _SHAPES[key] = MeldShape(
+            kind=kind, rank=rank, suit=suit, low=low, high=high, wilds=wilds, size=size
+        )
     return shape
 
 

@@ -4,8 +4,8 @@ the same model file as the sb3 backend (extra ``ray``).
 Ray spreads the sampling over *env runners*: processes of this machine, or of every machine of a
 cluster (``ray_address``), each stepping ``n_envs`` environments; the learner updates the policy
 in this process and sends the weights back. The run directory, the evaluations, the warm start
-and the model file are :class:`tt_env.train.Trainer`'s, so ``tt-arena`` and ``LearnedAgent``
-play the result with numpy, as any model.
+and the model file are :class:`~tt_env.train.run.TrainingRun`'s, so ``tt-arena`` and
+``LearnedAgent`` play the result with numpy, as any model.
 
 How the pieces map onto RLlib (new API stack: RLModule, Learner, EnvRunner):
 
@@ -70,7 +70,7 @@ from tt_env.learned.features import CardFeatures
 from tt_env.learned.network import CardNet, masked_logits, numpy_weights
 from tt_env.train.config import SELF, TrainConfig, config_to_toml, parse_pool
 from tt_env.train.opponents import OpponentPool
-from tt_env.train.sb3 import Trainer
+from tt_env.train.run import TrainingRun
 from tt_env.util.files import write_text_atomically
 
 POLICY = "learner"
@@ -340,8 +340,8 @@ def algorithm_config(
 
 
 class _Policy:
-    """What :class:`RLlibTrainer` hands to the :class:`~tt_env.train.Trainer` methods in
-    place of an sb3 model: the step count and the network (a torch CardNet before the algorithm
+    """What :class:`RLlibTrainer` hands to the :class:`~tt_env.train.run.TrainingRun` methods
+    in place of an sb3 model: the step count and the network (a torch CardNet before the algorithm
     exists, for the warm start; the learner's weights after)."""
 
     def __init__(self, net: CardNet) -> None:
@@ -355,9 +355,9 @@ class _Policy:
         return module_weights(self.algo.learner_group.get_weights([POLICY])[POLICY])
 
 
-class RLlibTrainer(Trainer):
-    """A run of ``tt-train --backend rllib``: :class:`~tt_env.train.Trainer`'s run files,
-    warm start, evaluations and model files around RLlib's PPO."""
+class RLlibTrainer(TrainingRun):
+    """A run of ``tt-train --backend rllib``: :class:`~tt_env.train.run.TrainingRun`'s run
+    files, warm start, evaluations and model files around RLlib's PPO."""
 
     def network(self, model: _Policy) -> CardNet:
         return model.net
@@ -367,28 +367,16 @@ class RLlibTrainer(Trainer):
 
         return save_model(path, model.weights(), self.metadata(model.num_timesteps))
 
-    def metadata(self, steps: int) -> dict[str, Any]:
+    def ppo_name(self) -> str:
         import ray
 
-        data = super().metadata(steps)
         c = self.config
-        training = data["training"]
-        training["algorithm"] = training["algorithm"].replace(
-            "MaskablePPO (sb3-contrib)",
-            f"PPO (RLlib {ray.__version__}), {c.env_runners} env runner(s) x {c.n_envs} env(s)",
-        )
-        for name in ("stable_baselines3", "sb3_contrib"):
-            training["versions"].pop(name, None)
-        training["versions"]["ray"] = ray.__version__
-        return data
+        return f"PPO (RLlib {ray.__version__}), {c.env_runners} env runner(s) x {c.n_envs} env(s)"
 
-    def at_boundary(self, model: _Policy, final: bool = False) -> None:
-        """Evaluations only: this backend keeps no checkpoints and no league."""
-        steps = model.num_timesteps
-        if (steps >= self.next_eval or final) and steps != self._evaluated_at:
-            self.evaluate(model)
-        if steps >= self.next_eval:
-            self._schedule(steps)
+    def backend_versions(self) -> dict[str, str]:
+        import ray
+
+        return {"ray": ray.__version__}
 
     def run(self) -> Path:
         from tt_env.util.ray import ray_session
