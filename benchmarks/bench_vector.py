@@ -41,7 +41,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, uninstalled
 
-import tt_env  # noqa: E402,F401  (registers the id)
+import tt_env.env  # noqa: E402,F401  (registers the id)
 from tt_env.game.melds import _kernel  # noqa: E402
 from tt_env.game.rules import Rules  # noqa: E402
 from tt_env.learned.features import CardFeatures  # noqa: E402

@@ -1,8 +1,9 @@
 """The architecture stays visible: subpackages by concern in one order of layers, no import
 circle between them (function-level imports included), no import of another subpackage's
-private names, no use of another object's private names, the rules engine knows nothing of RL,
-agents see no hidden state, no public signature takes more than four positional parameters and
-records are built by field name."""
+private names, no use of another object's private names, package faces that only re-export
+(short, no import hooks, never imported from inside their own package), the rules engine knows
+nothing of RL, agents see no hidden state, no public signature takes more than four positional
+parameters and records are built by field name."""
 
 from __future__ import annotations
 
@@ -43,6 +44,9 @@ def module_name(path: Path) -> str:
 
 
 MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+# The compiled kernels: each ``_c*.c`` beside the modules is built into the module of its name.
+EXTENSIONS = {module_name(p) for p in sorted(PACKAGE.rglob("*.c"))}
+FACE_LINES = 150  # a package's __init__ re-exports: it stays under this many lines
 
 
 @cache
@@ -75,8 +79,9 @@ def imports_in(source: str, package: str) -> tuple[tuple[str, str, int], ...]:
             else:
                 module = node.module or ""
             for alias in node.names:
-                if f"{module}.{alias.name}" in MODULES:
-                    found.append((f"{module}.{alias.name}", "", node.lineno))
+                submodule = f"{module}.{alias.name}"
+                if submodule in MODULES or submodule in EXTENSIONS:
+                    found.append((submodule, "", node.lineno))
                 else:
                     found.append((module, alias.name, node.lineno))
     return tuple(found)
@@ -290,11 +295,11 @@ def test_no_agent_imports_another_agent():
         n.rpartition(".")[2]
         for n in MODULES
         if layer_of(n) == "agents" and n.count(".") == 2 and not n.rpartition(".")[2][0] == "_"
-    } - {"base"}
+    } - {"base", "specs"}  # not agents: what the agents share, and the specs that name them
     for name in MODULES:
         if layer_of(name) != "agents" or name == "tt_env.agents":
             continue
-        me = name.rpartition(".")[2].lstrip("_").replace("_jit", "")
+        me = name.rpartition(".")[2].lstrip("_")
         for module, _, line in imports_of(name):
             if module.startswith("tt_env.agents."):
                 other = module.rpartition(".")[2]
@@ -450,6 +455,52 @@ def test_records_of_more_than_two_fields_are_built_by_field_name():
     assert not found, "\n".join(found)
 
 
+@pytest.mark.parametrize(
+    "name", sorted(n for n, p in MODULES.items() if p.name == "__init__.py"), ids=str
+)
+def test_every_package_face_is_short(name):
+    """A package's ``__init__`` is its public face: it re-exports, and the logic lives in
+    modules named for it; so it stays short."""
+    lines = MODULES[name].read_text(encoding="utf-8").count("\n")
+    assert lines < FACE_LINES, f"{name} (__init__.py) has {lines} lines"
+
+
+def import_machinery(source: str) -> list[str]:
+    """``line: code`` of what in ``source`` reaches the import system's hooks: ``sys.meta_path``,
+    ``sys.path_hooks``, ``sys.path_importer_cache``, ``builtins.__import__``, the finders and
+    loaders of ``importlib.abc`` and ``importlib.machinery`` (importing a module by its name,
+    ``importlib.import_module``, is fine)."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute):
+            code = ast.unparse(node)
+            if node.attr in IMPORT_HOOKS or code in IMPORT_MODULES:
+                found.add((node.lineno, code))
+        elif isinstance(node, ast.Import):
+            found.update((node.lineno, a.name) for a in node.names if a.name in IMPORT_MODULES)
+        elif isinstance(node, ast.ImportFrom):
+            names = {a.name for a in node.names}
+            if node.module in IMPORT_MODULES or names & (IMPORT_HOOKS | {"abc", "machinery"}):
+                found.add((node.lineno, f"from {node.module} import {', '.join(sorted(names))}"))
+    return [f"{line}: {code}" for line, code in sorted(found)]
+
+
+IMPORT_HOOKS = {"meta_path", "path_hooks", "path_importer_cache", "__import__"}
+IMPORT_MODULES = {"importlib.abc", "importlib.machinery"}
+
+
+def test_no_module_changes_the_import_machinery():
+    """Importing tt_env imports what it names and nothing else changes: no finder or loader
+    slipped into ``sys.meta_path``, no import hook (the Gymnasium id is registered by
+    :mod:`tt_env.env` when it is imported)."""
+    found = [
+        f"{name}:{hit}"
+        for name, path in MODULES.items()
+        for hit in import_machinery(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, "\n".join(found)
+
+
 def test_the_record_check_catches_what_it_should():
     source = (
         "class Pair(NamedTuple):\n    a: int\n    b: int\n"
@@ -463,3 +514,69 @@ def test_the_record_check_catches_what_it_should():
     records = records_in(source)
     assert records == {"Pair": 2, "Three": 3}
     assert [f.split(" ")[0] for f in positional_records(source, "m", records)] == ["m:12", "m:13"]
+
+
+def test_the_import_machinery_check_catches_what_it_should():
+    source = (
+        "import importlib.abc, sys\n"
+        "class Finder(importlib.abc.MetaPathFinder):\n"
+        "    pass\n"
+        "sys.meta_path.insert(0, Finder())\n"
+        "def f():\n"
+        "    from importlib.machinery import PathFinder\n"
+        "    sys.path_hooks.append(None)\n"
+        "from importlib import abc\n"
+        "import importlib\n"  # importing a module by its name: fine
+        "importlib.import_module('json')\n"
+        "x = __import__('json')\n"
+    )
+    lines = [hit.split(":")[0] for hit in import_machinery(source)]
+    assert lines == ["1", "2", "4", "6", "7", "8"]
+
+
+def enclosing_packages(name: str) -> list[str]:
+    """The packages that hold tt_env module ``name``, below the root ``tt_env`` (whose names
+    load lazily from the subpackages: :data:`tt_env.__version__` is all it holds)."""
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(2, len(parts))]
+
+
+def own_face_imports(name: str, imports) -> list[str]:
+    """The imports of module ``name`` that take a name from the face (``__init__``) of a
+    package holding it: a circle through the face (which imports the module's siblings), and
+    the name's home left unsaid. A submodule imported through its package is fine."""
+    own = enclosing_packages(name)
+    return [
+        f"{name}:{line} imports {module} {imported}".rstrip()
+        for module, imported, line in imports
+        if module in own
+    ]
+
+
+def test_no_module_imports_from_its_own_packages_face():
+    """Inside a package, modules import from the module that defines a name, never from the
+    package's ``__init__`` (function-level imports included): the face is for the others."""
+    found = [line for name in MODULES for line in own_face_imports(name, imports_of(name))]
+    assert not found, "\n".join(found)
+
+
+def test_the_own_face_check_catches_what_it_should():
+    source = (
+        "from tt_env.agents import make_agent\n"  # the own package's face
+        "def f():\n"
+        "    from . import spec_label\n"  # relative, in a function
+        "    import tt_env.agents\n"  # the whole face
+        "from tt_env.agents import base, _csearch\n"  # submodules (one compiled): fine
+        "from tt_env.agents.base import BaseAgent\n"  # the defining module: fine
+        "from tt_env.game import Rules\n"  # another package's face: fine
+    )
+    found = own_face_imports("tt_env.agents.x", imports_in(source, "tt_env.agents"))
+    assert [f.split(" imports ")[1] for f in found] == [
+        "tt_env.agents make_agent",
+        "tt_env.agents spec_label",
+        "tt_env.agents",
+    ]
+    inner = imports_in("from tt_env.game import Rules\n", "tt_env.game.melds")
+    assert own_face_imports("tt_env.game.melds.api", inner) == [
+        "tt_env.game.melds.api:1 imports tt_env.game Rules"
+    ]

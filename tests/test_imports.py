@@ -1,5 +1,6 @@
-"""Import what you use: the rules engine imports without the RL packages, and importing the
-package registers the Gymnasium environment whatever is imported first."""
+"""Import what you use: the rules engine imports without the RL packages, importing tt_env.env
+registers the Gymnasium environment whatever is imported first, and importing changes nothing
+in the import system."""
 
 from __future__ import annotations
 
@@ -82,8 +83,8 @@ def test_engine_import_loads_no_rl_package():
     assert out.strip() == "[]"
 
 
-def test_import_registers_the_gymnasium_env_in_either_order():
-    for first, second in (("tt_env", "gymnasium"), ("gymnasium", "tt_env")):
+def test_importing_tt_env_env_registers_the_gymnasium_env_in_either_order():
+    for first, second in (("tt_env.env", "gymnasium"), ("gymnasium", "tt_env.env")):
         out = run(f"""
             import {first}, {second}
             env = gymnasium.make("tt_env/ThreeThirteen-v0")
@@ -92,32 +93,34 @@ def test_import_registers_the_gymnasium_env_in_either_order():
         assert out.strip() == "SingleAgentEnv"
 
 
-def test_the_flat_layouts_module_paths_import_as_the_modules_that_hold_them():
-    """Code written for the flat layout (tt_env.engine, tt_env.melds...) keeps working: each
-    old path is the same module object as the new one, so state and classes are shared."""
+def test_gymnasium_imports_tt_env_env_when_the_id_names_it():
     out = run("""
-        import importlib
-        import tt_env
-        pairs = {
-            "tt_env.engine": "tt_env.game.engine", "tt_env.melds": "tt_env.game.melds",
-            "tt_env.melds._kernel": "tt_env.game.melds._kernel",
-            "tt_env.melds._csolver": "tt_env.game.melds._csolver",
-            "tt_env.observation": "tt_env.encoding.observation",
-            "tt_env.policies": "tt_env.valuation.heuristics",
-            "tt_env.features": "tt_env.learned.features", "tt_env.model": "tt_env.learned.model",
-            "tt_env.single_agent": "tt_env.env.single_agent",
-        }
-        same = [importlib.import_module(a) is importlib.import_module(b) for a, b in pairs.items()]
-        from tt_env.engine import Game
-        from tt_env.game import Game as NewGame
-        import tt_env.melds._kernel as k
-        print(all(same), Game is NewGame, k.__spec__.name, tt_env.engine.__name__)
-        try:
-            import tt_env.no_such_module
-        except ModuleNotFoundError as exc:
-            print("missing", exc.name)
+        import sys, gymnasium
+        print("tt_env.env" in sys.modules, "tt_env/ThreeThirteen-v0" in gymnasium.registry)
+        env = gymnasium.make("tt_env.env:tt_env/ThreeThirteen-v0")
+        vec = gymnasium.make_vec("tt_env/ThreeThirteen-v0", num_envs=2)
+        print(type(env.unwrapped).__name__, type(vec).__name__)
     """)
-    assert out.split("\n")[:2] == [
-        "True True tt_env.game.melds._kernel tt_env.game.engine",
-        "missing tt_env.no_such_module",
+    assert out.split("\n")[:2] == ["False False", "SingleAgentEnv ThreeThirteenVectorEnv"]
+
+
+def test_importing_changes_nothing_in_the_import_system():
+    """No finder or loader of tt_env's in sys.meta_path: a module is found where it lives,
+    and a path that is no module (such as one of a layout no release had) is not found."""
+    out = run("""
+        import sys
+        before = list(sys.meta_path)
+        import tt_env, tt_env.env, tt_env.game.melds, gymnasium
+        print(sys.meta_path == before, tt_env.game.melds.__name__)
+        for name in ("tt_env.engine", "tt_env.melds", "tt_env.melds._kernel"):
+            try:
+                __import__(name)
+            except ModuleNotFoundError as exc:
+                print("missing", exc.name)
+    """)
+    assert out.split("\n")[:4] == [
+        "True tt_env.game.melds",
+        "missing tt_env.engine",
+        "missing tt_env.melds",
+        "missing tt_env.melds",
     ]

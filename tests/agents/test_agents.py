@@ -12,9 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import tt_env.agents as agents_package
+import tt_env.agents.specs as agents_specs
 from tt_env.agents import (
-    _MODEL_LOADERS,
     BUILTIN_AGENTS,
     CountingAgent,
     GreedyAgent,
@@ -24,6 +23,7 @@ from tt_env.agents import (
     spec_label,
     split_specs,
 )
+from tt_env.agents.specs import _MODEL_LOADERS, BUILTIN_NAMES
 from tt_env.encoding.actions import (
     DRAW_STOCK_ACTION,
     TAKE_DISCARD_ACTION,
@@ -204,6 +204,35 @@ def test_counting_does_not_feed_the_next_player():
 
 
 # ---------------------------------------------------------------------------------- registry
+def test_every_built_in_agent_is_listed_in_order_under_its_name():
+    """Each built-in agent lists itself (importing tt_env.agents imports them all), in the
+    order of BUILTIN_NAMES whatever the order of the imports."""
+    from tt_env.agents import LLMAgent, SearchAgent
+    from tt_env.agents.specs import builtin_agent
+
+    assert (
+        list(BUILTIN_AGENTS)
+        == list(BUILTIN_NAMES)
+        == [
+            "random",
+            "greedy",
+            "counting",
+            "search",
+            "llm",
+        ]
+    )
+    classes = [RandomAgent, GreedyAgent, CountingAgent, SearchAgent, LLMAgent]
+    assert list(BUILTIN_AGENTS.values()) == classes
+    assert builtin_agent(GreedyAgent) is GreedyAgent and list(BUILTIN_AGENTS.values()) == classes
+
+    class Nameless(RandomAgent):
+        name = "nameless"
+
+    with pytest.raises(ValueError, match="not one of"):
+        builtin_agent(Nameless)
+    assert "nameless" not in BUILTIN_AGENTS
+
+
 def test_make_agent_specs():
     rules = Rules(num_players=3)
     assert isinstance(make_agent("random", 3, rules, 1), RandomAgent)
@@ -234,9 +263,9 @@ def test_model_paths_need_a_loader(tmp_path, monkeypatch):
     model = tmp_path / "ppo.zip"
     model.write_bytes(b"not a model")
     with monkeypatch.context() as m:  # no loader registered, and no loader module to import
-        m.setattr(agents_package, "_MODEL_LOADERS", [])
-        m.setattr(agents_package, "_LOADER_MODULES", ())
-        m.setattr(agents_package, "_loader_modules_tried", False)
+        m.setattr(agents_specs, "_MODEL_LOADERS", [])
+        m.setattr(agents_specs, "_LOADER_MODULES", ())
+        m.setattr(agents_specs, "_loader_modules_tried", False)
         with pytest.raises(ValueError, match="no model loader is registered"):
             make_agent(str(model), 2)
 

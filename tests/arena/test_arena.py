@@ -334,7 +334,7 @@ def test_illegal_agent_is_named(monkeypatch):
             return 107  # go out discarding a joker: never legal in standard rules
 
     monkeypatch.setattr(
-        "tt_env.agents.BUILTIN_AGENTS", {"random": Bad, "greedy": Bad, "counting": Bad}
+        "tt_env.agents.specs.BUILTIN_AGENTS", {"random": Bad, "greedy": Bad, "counting": Bad}
     )
     with pytest.raises(arena.ArenaError, match="illegal action"):
         run_tournament(["random", "greedy"], games=1, episode="round")

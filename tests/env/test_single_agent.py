@@ -25,7 +25,7 @@ from tt_env.game.engine import Game
 
 @pytest.fixture(autouse=True, scope="module")
 def _registered():
-    register_envs()  # tt_env/__init__.py does it on import; done here too so the file stands alone
+    register_envs()  # importing tt_env.env does it; done here too so the file stands alone
 
 
 def play_random(env: SingleAgentEnv, seed: int, on_step=None):
@@ -321,7 +321,7 @@ def test_make_vec_env_with_subproc_vec_env_as_a_user_script(sb3, tmp_path):
     script.write_text(
         textwrap.dedent("""
         import numpy as np
-        import tt_env
+        import tt_env.env
         from stable_baselines3.common.env_util import make_vec_env
         from stable_baselines3.common.vec_env import SubprocVecEnv
 

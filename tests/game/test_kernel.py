@@ -58,7 +58,7 @@ def random_hands(rules, n, sizes, seed):
 
 
 def kernel_of(rules, wild_rank, joker_penalty=None):
-    from tt_env.game.melds import _config
+    from tt_env.game.melds._config import _config
 
     return _kernel.kernel_for(_config(rules, wild_rank, joker_penalty))
 

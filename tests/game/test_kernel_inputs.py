@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 from tt_env.game.cards import make_deck, to_counts
-from tt_env.game.melds import _config, _kernel, clear_cache, min_penalty
+from tt_env.game.melds import _kernel, clear_cache, min_penalty
+from tt_env.game.melds._config import _config
 from tt_env.game.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[2]

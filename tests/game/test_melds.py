@@ -460,8 +460,7 @@ def test_the_fast_paths_serve_every_rules_object_equal_ones_too(monkeypatch):
     # min_penalty and solve answer a Rules object they have seen without configuring again,
     # also when an equal Rules object configured the solver first (the configuration is
     # shared, the fast path is keyed by the caller's object).
-    from tt_env.game import melds
-    from tt_env.game.melds import _kernel
+    from tt_env.game.melds import _kernel, api
 
     if _kernel.kernel_module() is None:
         pytest.skip("the compiled kernel is off")
@@ -471,8 +470,8 @@ def test_the_fast_paths_serve_every_rules_object_equal_ones_too(monkeypatch):
         assert min_penalty(hand, 6, rules) == 10
         assert solve("3H 4H 5H KS", 6, rules).points == 10
     configured = []
-    real = melds._config
-    monkeypatch.setattr(melds, "_config", lambda *a: configured.append(a) or real(*a))
+    real = api._config
+    monkeypatch.setattr(api, "_config", lambda *a: configured.append(a) or real(*a))
     for rules in (second, first, second):
         assert min_penalty(hand, 6, rules) == 10
         assert solve(parse_cards("3H 4H 5H KS"), 6, rules).points == 10

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from helpers import RULE_OPTIONS  # every rule option, each set at least once
 
-import tt_env  # noqa: F401  (registers the id)
+import tt_env.env  # noqa: F401  (registers the id)
 from tt_env import three_thirteen_v0
 from tt_env.agents import make_agent
 from tt_env.agents.together import act_together

@@ -15,19 +15,10 @@ spec               agent                                       plays
                    model loader (:func:`register_model_loader`)
 =================  ==========================================  ====================================
 
-:func:`make_agent` builds any of them; ``tt-arena`` and ``tt-play`` take the same specs.
+:func:`make_agent` (:mod:`tt_env.agents.specs`) builds any of them; ``tt-arena`` and
+``tt-play`` take the same specs. Importing this package lists every built-in agent in
+:data:`BUILTIN_AGENTS`.
 """
-
-from __future__ import annotations
-
-import difflib
-import importlib
-import inspect
-import os
-import re
-import urllib.parse
-from collections.abc import Callable
-from typing import Any
 
 from tt_env.agents.base import Agent, BaseAgent, legal_actions
 from tt_env.agents.counting import CountingAgent
@@ -35,250 +26,13 @@ from tt_env.agents.greedy import GreedyAgent
 from tt_env.agents.llm import LLMAgent
 from tt_env.agents.random_agent import RandomAgent
 from tt_env.agents.search import SearchAgent
-from tt_env.game.rules import Rules
-
-BUILTIN_AGENTS: dict[str, type] = {
-    "random": RandomAgent,
-    "greedy": GreedyAgent,
-    "counting": CountingAgent,
-    "search": SearchAgent,
-    "llm": LLMAgent,
-}
-
-ModelLoader = Callable[[str, int, Rules, "int | None"], Any]
-"""``loader(spec, num_players, rules, seed)``: an agent for the model ``spec`` (a path, or a name in
-``models/``), or ``None`` if this loader does not recognise it. It raises a clear error for a
-missing or corrupt file, or a model trained for other rules or another number of players."""
-
-_MODEL_LOADERS: list[ModelLoader] = []
-# Modules that register a loader when imported; they are tried lazily, when a spec is not a
-# built-in agent.
-_LOADER_MODULES = ("tt_env.agents.learned",)
-_loader_modules_tried = False
-_loader_import_errors: list[str] = []
-
-NO_LOADER_MESSAGE = "no model loader is registered (see tt_env.agents.register_model_loader)"
-
-
-def register_model_loader(loader: ModelLoader) -> ModelLoader:
-    """Register a loader of saved models for :func:`make_agent` (usable as a decorator)."""
-    if loader not in _MODEL_LOADERS:
-        _MODEL_LOADERS.append(loader)
-    return loader
-
-
-def _load_loader_modules() -> None:
-    global _loader_modules_tried
-    if _loader_modules_tried:
-        return
-    _loader_modules_tried = True
-    for name in _LOADER_MODULES:
-        try:
-            importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:  # the module exists but one of its dependencies is missing
-                _loader_import_errors.append(f"{name}: {exc}")
-
-
-_SET_BY_THE_GAME = ("num_players", "rules", "seed")
-_OPTIONS = re.compile(r"^\s*([A-Za-z][\w-]*)\s*\((.*)\)\s*$", re.S)
-
-
-def _builtin_options(text: str) -> tuple[type, dict[str, Any]] | None:
-    """``(class, keyword arguments)`` of a spec ``"search(samples=256, rollout=counting)"``
-    naming a built-in agent with options; None when ``text`` is not of that form."""
-    match = _OPTIONS.match(text)
-    if match is None or match.group(1).lower() not in BUILTIN_AGENTS:
-        return None
-    options: dict[str, Any] = {}
-    body = match.group(2).strip()
-    for item in filter(None, (part.strip() for part in body.split(","))):
-        key, eq, raw = item.partition("=")
-        key, raw = key.strip(), raw.strip()
-        if not eq or not key.isidentifier() or not raw:
-            raise ValueError(f"agent {text!r}: options are name=value pairs, got {item!r}")
-        options[key] = _option_value(raw)
-    cls = BUILTIN_AGENTS[match.group(1).lower()]
-    valid = _agent_options(cls)
-    for key in options:
-        if key not in valid:
-            close = difflib.get_close_matches(key, valid, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            if key in _SET_BY_THE_GAME:
-                hint = " (the game sets it)"
-            takes = f"takes {', '.join(valid)}" if valid else "takes no options"
-            raise ValueError(
-                f"agent {text!r}: unknown option {key!r}{hint}; {match.group(1).lower()} {takes}"
-            )
-    return cls, options
-
-
-def _agent_options(cls: type) -> list[str]:
-    """The options of a built-in agent: its constructor's keyword arguments, less those that
-    the game sets (``num_players``, ``rules``, ``seed``)."""
-    params = inspect.signature(cls).parameters.values()
-    return [
-        p.name
-        for p in params
-        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in _SET_BY_THE_GAME
-    ]
-
-
-def _option_value(raw: str) -> Any:
-    """An option's value: an int, a float, true/false/none, else the text (quotes dropped)."""
-    low = raw.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if low == "none":
-        return None
-    for kind in (int, float):
-        try:
-            return kind(raw)
-        except ValueError:
-            pass
-    return raw.strip("'\"")
-
-
-def split_specs(text: str) -> list[str]:
-    """Agent specs separated by commas (``"greedy, search(samples=16, confidence=1)"``): commas
-    inside parentheses belong to a spec's options."""
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth = max(0, depth - 1)
-        elif ch == "," and depth == 0:
-            out.append(text[start:i])
-            start = i + 1
-    out.append(text[start:])
-    return [s.strip() for s in out if s.strip()]
-
-
-def spec_label(spec: str) -> str:
-    """A short label for an agent spec: ``"greedy"``, ``"MyAgent"``, ``"ppo_2p"``,
-    ``"search(samples=16)"``."""
-    spec = str(spec).strip()
-    if spec.lower() in BUILTIN_AGENTS:
-        return spec.lower()
-    match = _OPTIONS.match(spec)
-    if match and match.group(1).lower() in BUILTIN_AGENTS:
-        options = [_short_option(item) for item in match.group(2).split(",") if item.strip()]
-        return f"{match.group(1)}({','.join(options)})"
-    if ":" in spec and not os.path.exists(spec):
-        return spec.rsplit(":", 1)[1]
-    base = os.path.basename(spec.rstrip("/\\")) or spec
-    for ext in (".npz", ".zip", ".pt", ".pth", ".onnx"):
-        if base.endswith(ext):
-            return base[: -len(ext)]
-    return base
-
-
-def _short_option(item: str) -> str:
-    """``name=value`` of an option in a label: a URL by its host, a path by its file's stem
-    (``prior=runs/r/exit/net_003.npz`` -> ``prior=net_003``), without spaces."""
-    key, eq, value = (part.strip() for part in item.partition("="))
-    if "://" in value:
-        value = urllib.parse.urlsplit(value).netloc or value
-    elif "/" in value or os.sep in value:
-        value = spec_label(value)
-    return re.sub(r"\s+", "", f"{key}{eq}{value}")
-
-
-def _construct(
-    factory: Callable[..., Any], num_players: int, rules: Rules, seed: int | None
-) -> Any:
-    """Call ``factory`` with those of ``num_players``, ``rules``, ``seed`` it accepts."""
-    offered = {"num_players": num_players, "rules": rules, "seed": seed}
-    try:
-        params = inspect.signature(factory).parameters
-    except (TypeError, ValueError):
-        return factory()
-    if any(p.kind == p.VAR_KEYWORD for p in params.values()):
-        return factory(**offered)
-    return factory(**{k: v for k, v in offered.items() if k in params})
-
-
-def make_agent(
-    spec: str | Any, num_players: int = 2, rules: Rules | None = None, seed: int | None = None
-) -> Any:
-    """Build the agent named by ``spec`` for games of ``num_players`` under ``rules``.
-
-    ``spec`` is ``"random"``, ``"greedy"``, ``"counting"``, ``"search"``, a built-in agent with
-    options (``"search(samples=256, rollout=counting)"``: its keyword arguments),
-    ``"module.path:ClassName"`` (a class or
-    factory taking any of ``num_players``, ``rules``, ``seed``), the path or name of a saved
-    model (handed to the registered model loaders), or already an agent object (returned as is).
-    """
-    if rules is None:
-        rules = Rules(num_players=num_players)
-    if rules.num_players != num_players:
-        raise ValueError(f"rules are for {rules.num_players} players, not {num_players}")
-    if not isinstance(spec, str):
-        if callable(getattr(spec, "act", None)):
-            return spec
-        raise TypeError(f"an agent spec is a string or an agent object, got {spec!r}")
-    text = spec.strip()
-    builtin = BUILTIN_AGENTS.get(text.lower())
-    if builtin is not None:
-        return builtin(num_players=num_players, rules=rules, seed=seed)
-    with_options = _builtin_options(text)
-    if with_options is not None:
-        cls, options = with_options
-        try:
-            agent = cls(num_players=num_players, rules=rules, seed=seed, **options)
-        except TypeError as exc:  # an unknown option
-            raise ValueError(f"agent {text!r}: {exc}") from None
-        agent.name = spec_label(text)
-        return agent
-    if ":" in text and not os.path.exists(text):
-        module_name, _, attr = text.rpartition(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as exc:
-            raise ValueError(
-                f"agent {text!r}: cannot import module {module_name!r}: {exc}"
-            ) from None
-        factory = getattr(module, attr, None)
-        if factory is None or not callable(factory):
-            raise ValueError(f"agent {text!r}: module {module_name!r} has no class {attr!r}")
-        agent = _construct(factory, num_players, rules, seed)
-        if not callable(getattr(agent, "act", None)):
-            raise ValueError(f"agent {text!r} has no act(observation, action_mask) method")
-        if not hasattr(agent, "name"):
-            try:
-                agent.name = attr
-            except AttributeError:
-                pass
-        return agent
-    _load_loader_modules()
-    for loader in _MODEL_LOADERS:
-        agent = loader(text, num_players, rules, seed)
-        if agent is not None:
-            return agent
-    looks_like_model = os.path.exists(text) or os.sep in text or "/" in text or "." in text
-    if looks_like_model and not _MODEL_LOADERS:
-        detail = f" ({'; '.join(_loader_import_errors)})" if _loader_import_errors else ""
-        raise ValueError(f"agent {text!r}: {NO_LOADER_MESSAGE}{detail}")
-    if looks_like_model and not os.path.exists(text):
-        raise ValueError(f"agent {text!r}: no such model file")
-    known = ", ".join(BUILTIN_AGENTS)
-    models = _model_names()
-    named = f", a model name ({', '.join(models)})" if models else ", a model name (none found)"
-    raise ValueError(
-        f"unknown agent {text!r}: expected one of {known}{named}, 'module.path:ClassName', "
-        "or the path of a saved model"
-    )
-
-
-def _model_names() -> list[str]:
-    """Models that can be named (``models/`` and ``$TT_ENV_MODELS``), if the loader is there."""
-    try:
-        from tt_env.agents.learned import model_names
-    except ImportError:
-        return []
-    return model_names()
-
+from tt_env.agents.specs import (
+    BUILTIN_AGENTS,
+    make_agent,
+    register_model_loader,
+    spec_label,
+    split_specs,
+)
 
 __all__ = [
     "Agent",
@@ -293,4 +47,5 @@ __all__ = [
     "make_agent",
     "register_model_loader",
     "spec_label",
+    "split_specs",
 ]

@@ -29,10 +29,12 @@ from __future__ import annotations
 import numpy as np
 
 from tt_env.agents.base import BaseAgent, legal_actions
+from tt_env.agents.specs import builtin_agent
 from tt_env.valuation.heuristics import CompiledExpectedPenalty, ExpectedPenalty
 from tt_env.valuation.values import valuation_for
 
 
+@builtin_agent
 class CountingAgent(BaseAgent):
     """Expected-penalty play from counted unseen cards (see the module docstring; the rule is
     :class:`tt_env.valuation.heuristics.ExpectedPenalty`).

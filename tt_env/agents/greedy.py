@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from tt_env.agents.base import BaseAgent, legal_actions
+from tt_env.agents.specs import builtin_agent
 from tt_env.encoding.actions import (
     DISCARD_ACTION_BASE,
     DRAW_STOCK_ACTION,
@@ -25,6 +26,7 @@ from tt_env.game.cards import NUM_KINDS
 from tt_env.valuation.values import Seen, valuation_for
 
 
+@builtin_agent
 class GreedyAgent(BaseAgent):
     """Minimises the penalty of its hand after every decision (see the module docstring)."""
 

@@ -26,29 +26,12 @@ from pathlib import Path
 
 import numpy as np
 
-from tt_env.agents import register_model_loader, spec_label
 from tt_env.agents.base import BaseAgent, legal_actions
+from tt_env.agents.specs import model_dirs, register_model_loader, spec_label
 from tt_env.game.rules import Rules
 from tt_env.learned.model import MODEL_SUFFIX, Model, ModelError, check_compatible, load_model
 
-_PACKAGE_MODELS = Path(__file__).resolve().parents[2] / "models"
 _OTHER_FORMATS = (".zip", ".pt", ".pth", ".onnx")  # files for other loaders: never a model name
-
-
-def model_dirs() -> list[Path]:
-    """Where model names are looked up, in order."""
-    dirs = [Path(p) for p in os.environ.get("TT_ENV_MODELS", "").split(os.pathsep) if p]
-    dirs += [Path("models"), _PACKAGE_MODELS]
-    return list(dict.fromkeys(dirs))
-
-
-def model_names() -> list[str]:
-    """The names a model can be given by: the ``.npz`` files of :func:`model_dirs`."""
-    names = []
-    for folder in model_dirs():
-        if folder.is_dir():
-            names += [path.stem for path in sorted(folder.glob(f"*{MODEL_SUFFIX}"))]
-    return list(dict.fromkeys(names))
 
 
 def find_model(spec: str) -> Path | None:

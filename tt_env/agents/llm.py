@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from tt_env.agents.base import BaseAgent, legal_actions
+from tt_env.agents.specs import builtin_agent, make_agent
 from tt_env.text import AnswerError, RecentMoves, decision_prompt, parse_answer
 
 SYSTEM_PROMPT = (
@@ -44,6 +45,7 @@ class LLMError(ValueError):
     """The language model could not be asked (no client library, no key, a bad option)."""
 
 
+@builtin_agent
 class LLMAgent(BaseAgent):
     """A language model's play (see the module docstring)."""
 
@@ -238,8 +240,6 @@ class LLMAgent(BaseAgent):
         return None, error
 
     def _fallback(self, observation, action_mask, why: str, answers: list[str]) -> int:
-        from tt_env.agents import make_agent
-
         if self._fallback_agent is None:
             self._fallback_agent = make_agent("counting", self.num_players, self.rules)
         action = int(self._fallback_agent.act(observation, action_mask))

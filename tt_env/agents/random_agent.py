@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from tt_env.agents.base import BaseAgent, legal_actions
+from tt_env.agents.specs import builtin_agent
 
 
+@builtin_agent
 class RandomAgent(BaseAgent):
     """Picks uniformly among the legal actions of the mask; ``reset(seed)`` reseeds it."""
 

@@ -47,6 +47,7 @@ import time
 import numpy as np
 
 from tt_env.agents.base import BaseAgent, legal_actions
+from tt_env.agents.specs import builtin_agent, make_agent
 from tt_env.encoding.actions import (
     DRAW_STOCK_ACTION,
     GO_OUT_ACTION_BASE,
@@ -66,6 +67,7 @@ CHUNK = 8  # deals per compiled call between looks at the clock
 ROLLOUTS = ("greedy", "counting", "counting-self")  # who plays the rollouts how
 
 
+@builtin_agent
 class SearchAgent(BaseAgent):
     """Determinised Monte-Carlo search with greedy rollouts (see the module docstring)."""
 
@@ -106,8 +108,7 @@ class SearchAgent(BaseAgent):
         self.rollout = rollout
         self.prior = None  # the network whose choices lead the search (see the docstring)
         if prior is not None:
-            from tt_env.agents import make_agent  # a model, through the registered loaders
-
+            # a model, through the registered loaders
             self.prior = make_agent(str(prior), num_players, self.rules, seed)
             if not callable(getattr(self.prior, "policy", None)):
                 raise ValueError(f"prior {prior!r}: not a model with a policy to lead the search")

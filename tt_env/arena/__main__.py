@@ -2,7 +2,7 @@
 
 import sys
 
-from tt_env.arena import main
+from tt_env.arena.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -15,7 +15,7 @@ come from :meth:`SingleAgentEnv.action_masks` (``bool``, for sb3-contrib's ``Mas
 Training with MaskablePPO::
 
     import gymnasium
-    import tt_env  # registers "tt_env/ThreeThirteen-v0"
+    import tt_env.env  # registers "tt_env/ThreeThirteen-v0"
     from sb3_contrib import MaskablePPO
 
     env = gymnasium.make("tt_env/ThreeThirteen-v0", num_players=3, opponents="greedy",
@@ -102,15 +102,23 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.error import ResetNeeded
 
-from tt_env import ENV_ID, _register_env
 from tt_env.encoding.actions import NUM_ACTIONS, describe
+
+ENV_ID = "tt_env/ThreeThirteen-v0"
+# Entry points as strings: Gymnasium imports them when an environment is made.
+ENTRY_POINT = "tt_env.env.single_agent:SingleAgentEnv"
+VECTOR_ENTRY_POINT = "tt_env.vector.batch:ThreeThirteenVectorEnv"
 
 
 def register_envs() -> None:
     """Register :data:`ENV_ID` with Gymnasium (idempotent), so that
-    ``gymnasium.make("tt_env/ThreeThirteen-v0", **kwargs)`` builds a :class:`SingleAgentEnv`.
-    ``import tt_env`` does it already; this is for code that wants to say so."""
-    _register_env()
+    ``gymnasium.make("tt_env/ThreeThirteen-v0", **kwargs)`` builds a :class:`SingleAgentEnv`
+    and ``gymnasium.make_vec`` a :class:`~tt_env.vector.batch.ThreeThirteenVectorEnv`.
+    ``import tt_env.env`` does it already; this is for code that wants to say so."""
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(
+            id=ENV_ID, entry_point=ENTRY_POINT, vector_entry_point=VECTOR_ENTRY_POINT
+        )
 
 
 class OpponentError(RuntimeError):

@@ -56,8 +56,9 @@ twice or more (several decks) added in when there are any.
 from __future__ import annotations
 
 from tt_env.game.cards import JOKER, NUM_KINDS, NUM_RANKS, NUM_SUITS
-from tt_env.game.melds import _check_counts, _check_size, _config, _kernel_of, min_penalty
+from tt_env.game.melds import kernel_of, min_penalty, solver_config
 from tt_env.game.melds._cache import BoundedCache
+from tt_env.game.melds._inputs import _check_counts, _check_size
 from tt_env.game.rules import Rules
 
 _SUIT = (1 << NUM_RANKS) - 1  # the 13 bits of one suit
@@ -100,7 +101,7 @@ def go_out_discards(counts, wild_rank: int, rules: Rules) -> tuple[int, ...]:
     ``min_penalty(counts minus one k) == 0``, only faster.
     """
     hand = _check_counts(counts)
-    kernel = _kernel_of(_config(rules, wild_rank, None))
+    kernel = kernel_of(solver_config(rules, wild_rank, None))
     if kernel is not None:  # the compiled kernel: one evaluation rejects most hands, exactly
         bits = kernel.go_out(hand)
         if bits == 0:

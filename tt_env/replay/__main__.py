@@ -2,7 +2,7 @@
 
 import sys
 
-from tt_env.replay import main
+from tt_env.replay.core import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -18,7 +18,7 @@ def main(argv: list[str] | None = None) -> int:
     from tt_env.encoding.observation import encode
     from tt_env.game.engine import Game
     from tt_env.game.rules import Rules
-    from tt_env.text import AnswerError, decision_prompt, describe_answer
+    from tt_env.text.protocol import AnswerError, decision_prompt, describe_answer
 
     parser = argparse.ArgumentParser(
         prog="python -m tt_env.text", description=__doc__.split("\n")[0]

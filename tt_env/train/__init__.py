@@ -65,11 +65,7 @@ module              owns
 ==================  =========================================================================
 """
 
-from tt_env.train.backends.sb3 import (
-    CardPolicy,
-    SB3Trainer,
-    Trainer,
-)
+from tt_env.train.backends.sb3 import CardPolicy, SB3Trainer, Trainer
 from tt_env.train.cli import (
     build_parser,
     config_from_args,
@@ -107,14 +103,8 @@ from tt_env.train.plot import (
     learning_curve_figure,
     plot_run,
 )
-from tt_env.train.run import (
-    TrainingRun,
-    net_kwargs_for,
-)
-from tt_env.train.runs import (
-    RunFiles,
-    hardware,
-)
+from tt_env.train.run import TrainingRun, net_kwargs_for
+from tt_env.train.runs import RunFiles, hardware
 
 __all__ = [
     "BUILTIN_OPPONENTS",

@@ -2,7 +2,7 @@
 
 import sys
 
-from tt_env.train import main
+from tt_env.train.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

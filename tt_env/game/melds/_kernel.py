@@ -19,7 +19,7 @@ import numpy as np
 from tt_env.game.cards import NUM_RANKS
 from tt_env.game.melds._cache import BoundedCache
 
-_ENV_FLAGS = ("TT_ENV_NO_KERNEL", "TT_ENV_NO_JIT")  # the second: its name before 0.2
+_ENV_FLAG = "TT_ENV_NO_KERNEL"  # set to anything but "" or "0": the kernel stays off
 _NOTICE_FLAG = "TT_ENV_KERNEL_NOTICE_SHOWN"  # set once told: worker processes inherit it
 _state = {"native": None, "tried": False, "error": None}
 # (top, natural penalties) -> Tables: about 7.6 MB each (1 MB of suit tables, the memo)
@@ -40,9 +40,8 @@ def kernel_module():
     processes it starts inherit that it was said)."""
     if not _state["tried"]:
         _state["tried"] = True
-        flag = next((f for f in _ENV_FLAGS if os.environ.get(f, "").strip() not in ("", "0")), None)
-        if flag is not None:
-            _state["error"] = f"disabled by {flag}"
+        if os.environ.get(_ENV_FLAG, "").strip() not in ("", "0"):
+            _state["error"] = f"disabled by {_ENV_FLAG}"
         else:
             try:
                 _state["native"] = importlib.import_module(_MODULE)
