@@ -1,17 +1,19 @@
 """The compiled kernels, built by ``pip install`` (everything else is in pyproject.toml).
 
-Four C extension modules, one per layer that has a compiled kernel; each includes the plain-C
+Six C extension modules, one per layer that has a compiled kernel; each includes the plain-C
 kernels of the layers below it (headers only, from ``tt_env/``), so that it calls them directly:
 
 - ``tt_env.game.melds._csolver``: the meld solver (``game/melds/solver.h``, which includes its
   parts, ``game/melds/solver/*.h``);
+- ``tt_env.game._ccore``: the game engine (``game/core/game.h``, ``observe.h``);
 - ``tt_env.valuation._crule``: the ``counting`` rule (``valuation/rule.h``);
 - ``tt_env.learned._cfeatures``: the learned agents' card features;
-- ``tt_env.agents._csearch``: the search agent's deals and rollouts.
+- ``tt_env.agents._csearch``: the search agent's deals and rollouts;
+- ``tt_env.vector._cbatch``: self-play tables stepped in one call (``vector/table.h``).
 
 They are optional: on a machine without a C compiler the build warns, the install goes on, and
 the package plays on its exact pure-Python path (slower), saying so once with how to get the
-fast one (``tt_env.game.melds.kernel_status()``).
+fast one (``tt_env.game.melds.kernel_status()``); only the compiled batch needs its module.
 """
 
 from __future__ import annotations
