@@ -121,14 +121,14 @@ static int tt_get_array(PyObject *obj, Py_buffer *view, const char *what, const 
 }
 
 /* tt_get_array() of a 1-D array of `length` items (-1: any). */
-static int tt_get_vector(PyObject *obj, Py_buffer *view, const char *what, const char *kinds,
-                         Py_ssize_t itemsize, Py_ssize_t length, int writable) {
+static inline int tt_get_vector(PyObject *obj, Py_buffer *view, const char *what, const char *kinds,
+                                Py_ssize_t itemsize, Py_ssize_t length, int writable) {
     return tt_get_array(obj, view, what, kinds, itemsize, 1, &length, writable);
 }
 
 /* Every value of int64 array a[0..n) in lo..hi, or 0 with a ValueError naming `what`. */
-static int tt_check_values(const int64_t *a, Py_ssize_t n, int64_t lo, int64_t hi,
-                           const char *what) {
+static inline int tt_check_values(const int64_t *a, Py_ssize_t n, int64_t lo, int64_t hi,
+                                  const char *what) {
     for (Py_ssize_t i = 0; i < n; i++) {
         if (a[i] < lo || a[i] > hi) {
             PyErr_Format(PyExc_ValueError, "%s must hold values %lld..%lld, got %lld at %zd",
@@ -164,8 +164,8 @@ static int tt_get_int(PyObject *obj, int64_t lo, int64_t hi, int64_t *out, const
 }
 
 /* A sequence of `n` integers in lo..hi into out, or 0 with an exception naming `what`. */
-static int tt_get_ints(PyObject *obj, Py_ssize_t n, int64_t lo, int64_t hi, int64_t *out,
-                       const char *what) {
+static inline int tt_get_ints(PyObject *obj, Py_ssize_t n, int64_t lo, int64_t hi, int64_t *out,
+                              const char *what) {
     char message[120];
     snprintf(message, sizeof message, "%s must be a sequence of %zd integers", what, n);
     PyObject *seq = PySequence_Fast(obj, message);
@@ -181,7 +181,7 @@ static int tt_get_ints(PyObject *obj, Py_ssize_t n, int64_t lo, int64_t hi, int6
 }
 
 /* A ValueError "<what> must be <must>, got <x>". */
-static void tt_bad_number(const char *what, const char *must, double x) {
+static inline void tt_bad_number(const char *what, const char *must, double x) {
     PyObject *value = PyFloat_FromDouble(x);
     if (value == NULL) return;
     PyErr_Format(PyExc_ValueError, "%s must be %s, got %R", what, must, value);

@@ -192,7 +192,7 @@ static PyObject *Rule_decide(RuleObject *self, PyObject *const *args, Py_ssize_t
     return result;
 }
 
-static PyObject *Rule_get_shortlist(RuleObject *self, void *closure) {
+static PyObject *Rule_get_shortlist(RuleObject *self, void *Py_UNUSED(closure)) {
     PyObject *out = PyTuple_New(self->last.shortlist);
     for (int64_t i = 0; out != NULL && i < self->last.shortlist; i++) {
         PyObject *pair = Py_BuildValue("(Ld)", (long long)self->last.short_kind[i],
@@ -206,11 +206,11 @@ static PyObject *Rule_get_shortlist(RuleObject *self, void *closure) {
     return out;
 }
 
-static PyObject *Rule_get_take(RuleObject *self, void *closure) {
+static PyObject *Rule_get_take(RuleObject *self, void *Py_UNUSED(closure)) {
     return PyLong_FromLongLong(self->last.take);
 }
 
-static PyObject *Rule_get_now(RuleObject *self, void *closure) {
+static PyObject *Rule_get_now(RuleObject *self, void *Py_UNUSED(closure)) {
     return PyLong_FromLongLong(self->last.now);
 }
 

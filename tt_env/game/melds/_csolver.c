@@ -90,19 +90,19 @@ static PyObject *Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     return (PyObject *)self;
 }
 
-static PyObject *Tables_get_entries(TablesObject *self, void *closure) {
+static PyObject *Tables_get_entries(TablesObject *self, void *Py_UNUSED(closure)) {
     return PyLong_FromLongLong(self->tab.mkeys[self->tab.slots]);
 }
 
-static PyObject *Tables_get_slots(TablesObject *self, void *closure) {
+static PyObject *Tables_get_slots(TablesObject *self, void *Py_UNUSED(closure)) {
     return PyLong_FromLongLong(self->tab.slots);
 }
 
-static PyObject *Tables_get_top(TablesObject *self, void *closure) {
+static PyObject *Tables_get_top(TablesObject *self, void *Py_UNUSED(closure)) {
     return PyLong_FromLongLong(self->top);
 }
 
-static PyObject *Tables_get_natural(TablesObject *self, void *closure) {
+static PyObject *Tables_get_natural(TablesObject *self, void *Py_UNUSED(closure)) {
     PyObject *out = PyTuple_New(13);
     if (out == NULL) return NULL;
     for (int p = 0; p < 13; p++) PyTuple_SET_ITEM(out, p, PyLong_FromLongLong(self->natural[p]));
@@ -347,16 +347,16 @@ static PyObject *Kernel_go_out(tt_KernelObject *self, PyObject *const *args, Py_
     return PyLong_FromLongLong(tt_go_out(&self->s, self->counts, self->out53.buf));
 }
 
-static PyObject *Kernel_get_w(tt_KernelObject *self, void *closure) {
+static PyObject *Kernel_get_w(tt_KernelObject *self, void *Py_UNUSED(closure)) {
     return PyLong_FromLongLong(self->s.w);
 }
 
-static PyObject *Kernel_get_tables(tt_KernelObject *self, void *closure) {
+static PyObject *Kernel_get_tables(tt_KernelObject *self, void *Py_UNUSED(closure)) {
     Py_INCREF(self->tables);
     return self->tables;
 }
 
-static PyObject *Kernel_reduce(PyObject *self, PyObject *unused) {
+static PyObject *Kernel_reduce(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(args)) {
     PyErr_SetString(PyExc_TypeError,
                     "a compiled solver kernel does not pickle (it is rebuilt on first use)");
     return NULL;

@@ -54,7 +54,7 @@ static PyTypeObject *tt_kernel_type(void) {
 
 /* The Kernel object `o` (a new reference is not taken: the caller keeps `o`), or NULL with a
    TypeError naming `what` when `o` is not a solver Kernel. */
-static tt_KernelObject *tt_kernel_of(PyObject *o, const char *what) {
+static inline tt_KernelObject *tt_kernel_of(PyObject *o, const char *what) {
     PyTypeObject *type = tt_kernel_type();
     if (type == NULL) return NULL;
     if (!PyObject_TypeCheck(o, type)) {

@@ -221,7 +221,7 @@ static inline void tt_run_span(int64_t i, int64_t h, int64_t sub, int64_t *low, 
 }
 
 /* Fill the four rows T, MD, DW, G of every 13-bit mask (see the top of this file). */
-static void tt_build_suit_tables(const int64_t *pen13, int64_t top, int16_t *TT) {
+static inline void tt_build_suit_tables(const int64_t *pen13, int64_t top, int16_t *TT) {
     for (int64_t d = 0; d < TT_NB; d++) {
         TT_ROW(TT, 0, 0)[d] = 0;
         TT_ROW(TT, 0, 1)[d] = -1; /* no deadwood */
@@ -1842,8 +1842,8 @@ typedef struct {
    the spare ones to the first set, else to the runs while they have room (the kernel checked
    they have). Without one, the wild cards meld alone when they can (a set of the wild rank, or
    jokers only with all_wild_melds) or are deadwood. */
-static tt_arrangement tt_arrange(const tt_solver *S, const uint8_t *counts, uint8_t *out,
-                                 int64_t *keys, int64_t *runs) {
+static inline tt_arrangement tt_arrange(const tt_solver *S, const uint8_t *counts, uint8_t *out,
+                                        int64_t *keys, int64_t *runs) {
     const tt_arrangement refused = {0, 0, 0, -1};
     const int64_t *par = S->par;
     int64_t *ws = S->ws;
@@ -1972,7 +1972,7 @@ static tt_arrangement tt_arrange(const tt_solver *S, const uint8_t *counts, uint
    at least V - pen(k) (an arrangement of the rest, with k added back as deadwood, is one of
    the hand), so when V exceeds the penalty of every card held, no discard goes out. Otherwise
    every discard is valued (tt_discard_values). */
-static int64_t tt_go_out(const tt_solver *S, const uint8_t *counts, int64_t *out) {
+static inline int64_t tt_go_out(const tt_solver *S, const uint8_t *counts, int64_t *out) {
     const int64_t *par = S->par;
     int64_t most = 0;
     for (int k = 0; k < 53; k++)
