@@ -14,10 +14,15 @@ kernels of the layers below it (headers only, from ``tt_env/``), so that it call
 They are optional: on a machine without a C compiler the build warns, the install goes on, and
 the package plays on its exact pure-Python path (slower), saying so once with how to get the
 fast one (``tt_env.game.melds.kernel_status()``); only the compiled batch needs its module.
+
+With ``TT_ENV_STRICT_C=1`` in the environment (CI sets it) the build is strict instead: gcc's and
+clang's ``-Wextra`` on top of ``-Wall``, every warning an error, and a kernel that does not build
+fails the install rather than leaving the Python path.
 """
 
 from __future__ import annotations
 
+import os
 from glob import glob
 from pathlib import Path
 
@@ -44,7 +49,11 @@ HEADERS = [
 ]
 # -O3: the searches are integer loops that the compiler unrolls and vectorises; no -march, so
 # that a wheel built here runs on any CPU of its architecture.
-UNIX_FLAGS = ["-O3", "-std=c11", "-Wall", "-Wno-unused-function", "-Wno-unknown-pragmas"]
+UNIX_FLAGS = ["-O3", "-std=c11", "-Wall"]
+# A user's build only warns (a newer compiler's new warning must not break an install); CI's is
+# strict, so that the sources stay free of warnings.
+STRICT = os.environ.get("TT_ENV_STRICT_C", "").strip() not in ("", "0")
+STRICT_FLAGS = ["-Wextra", "-Werror"]
 
 
 def kernel(name: str, source: str) -> Extension:
@@ -53,7 +62,7 @@ def kernel(name: str, source: str) -> Extension:
         sources=[source],
         include_dirs=["tt_env"],
         depends=HEADERS,
-        optional=True,  # no compiler: a warning, and the pure-Python path
+        optional=not STRICT,  # no compiler: a warning, and the pure-Python path
     )
 
 
@@ -63,7 +72,7 @@ class BuildKernels(build_ext):
     def build_extensions(self) -> None:
         if self.compiler.compiler_type != "msvc":
             for ext in self.extensions:
-                ext.extra_compile_args = UNIX_FLAGS
+                ext.extra_compile_args = UNIX_FLAGS + (STRICT_FLAGS if STRICT else [])
                 ext.extra_link_args = ["-pthread"]  # the batch steps its tables on threads
         super().build_extensions()
 

@@ -10,7 +10,6 @@ intended, regenerate with ``python tests/golden/make_golden.py`` and explain it 
 
 from __future__ import annotations
 
-import gzip
 import importlib.util
 import json
 from pathlib import Path
@@ -21,7 +20,7 @@ import pytest
 from tt_env.encoding.observation import observation_layout, state_layout
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
-FILES = sorted(GOLDEN.glob("*.txt.gz"))
+FILES = sorted(GOLDEN.glob("*.txt"))
 
 
 def _load_generator():
@@ -39,10 +38,10 @@ SEP = make_golden.SEP
 
 def read(path: Path) -> tuple[dict, list[tuple[int, str]]]:
     """The header of a golden file and its other lines, with their line numbers (from 1)."""
-    with gzip.open(path, "rt") as f:
-        numbered = [
-            (i, line) for i, line in enumerate(f.read().splitlines(), 1) if not line.startswith("#")
-        ]
+    text = path.read_text(encoding="utf-8")
+    numbered = [
+        (i, line) for i, line in enumerate(text.splitlines(), 1) if not line.startswith("#")
+    ]
     (_, first), rest = numbered[0], numbered[1:]
     assert first.startswith("header "), f"{path.name}: no header line"
     return json.loads(first.removeprefix("header ")), rest
@@ -126,15 +125,15 @@ def difference(want: str, got: str, num_players: int) -> str:
 # ------------------------------------------------------------------ the tests
 def test_every_case_has_a_golden_file():
     """A case of the generator without its file (or a stray file) would go unchecked."""
-    assert sorted(p.name.removesuffix(".txt.gz") for p in FILES) == sorted(make_golden.CASES)
+    assert sorted(p.name.removesuffix(".txt") for p in FILES) == sorted(make_golden.CASES)
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name.removesuffix(".txt.gz"))
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name.removesuffix(".txt"))
 def test_replay_matches_golden(path):
     """The recorded actions, replayed, give every recorded line again, to the last bit."""
     head, lines = read(path)
     assert head["format"] == make_golden.FORMAT and head["version"] == make_golden.VERSION
-    assert head["name"] == path.name.removesuffix(".txt.gz")
+    assert head["name"] == path.name.removesuffix(".txt")
     num_players = head["kwargs"].get("num_players", 2)
     actions = iter([make_golden.step_action(line) for _, line in lines if line[0].isdigit()])
     replay = make_golden.playthrough(

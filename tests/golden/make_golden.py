@@ -4,8 +4,8 @@
     python tests/golden/make_golden.py 2p_game  # rewrite some of them
 
 Run it only on purpose: the files pin the behaviour of the engine, the observation encoder and
-the environment, and ``tests/test_golden.py`` replays them. A commit that rewrites a file must
-say why its behaviour changed.
+the environment, and ``tests/game/test_golden.py`` replays them. A commit that rewrites a file
+must say why its behaviour changed.
 
 Each file is a seeded playthrough of ``three_thirteen_v0.raw_env`` (one or more episodes)
 driven by the AEC loop, one text line per agent-step. The lines are written by
@@ -15,7 +15,6 @@ its replay are compared line by line as text.
 
 from __future__ import annotations
 
-import gzip
 import json
 import sys
 from collections.abc import Iterator
@@ -189,17 +188,15 @@ def step_action(line: str) -> int | None:
 def write(name: str) -> Path:
     case = CASES[name]
     policy = Policy(case["seed"], **case.get("policy", {}))
-    path = HERE / f"{name}.txt.gz"
+    path = HERE / f"{name}.txt"
     lines = [
         "# tt_env golden playthrough: see tests/golden/README.md; written by "
         "tests/golden/make_golden.py, replayed by tests/test_golden.py",
         "header " + compact_json(header(name, case, policy)),
         *playthrough(case["kwargs"], case["seed"], case["episodes"], choose=policy),
     ]
-    # mtime=0 and no file name in the gzip header: the same lines give the same bytes.
-    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0,
-                                               filename="") as f:
-        f.write(("\n".join(lines) + "\n").encode())
+    # Bytes, not text mode: "\n" on every platform, so the same lines give the same file.
+    path.write_bytes(("\n".join(lines) + "\n").encode())
     return path
 
 

@@ -28,9 +28,9 @@
 #include "util/pyargs.h"
 #include "valuation/_crule.h"
 
-#define MAX_COPIES 255        /* a count of cards in a hand or known to be held (uint8 hands) */
-#define MAX_TURN_CAP 10000    /* Rules: MAX_TURNS_PER_ROUND */
-#define MAX_DRAWS (1 << 20)   /* random_draws(): the numbers one op may draw */
+#define MAX_COPIES 255      /* a count of cards in a hand or known to be held (uint8 hands) */
+#define MAX_TURN_CAP 10000  /* Rules: MAX_TURNS_PER_ROUND */
+#define MAX_DRAWS (1 << 20) /* random_draws(): the numbers one op may draw */
 
 /* ------------------------------------------------------------------ Searcher */
 
@@ -40,15 +40,15 @@ typedef struct {
 } SearcherObject;
 
 static PyObject *Searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    static char *names[] = {"num_players", "deck",      "turn_cap",  "discard_drawn_upcard",
-                            "horizon",     "policy",    "lookahead", "feed_cost",
-                            "wild_feed_cost", "candidates", "margin", "joker_layoff", NULL};
+    static char *names[] = {
+        "num_players", "deck",         "turn_cap",  "discard_drawn_upcard", "horizon",
+        "policy",      "lookahead",    "feed_cost", "wild_feed_cost",       "candidates",
+        "margin",      "joker_layoff", NULL};
     PyObject *players, *deck, *turn_cap, *horizon, *policy, *params[5];
     int ddu, joker_layoff;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOOpOOOOOOOp:Searcher", names, &players,
-                                     &deck, &turn_cap, &ddu, &horizon, &policy, &params[0],
-                                     &params[1], &params[2], &params[3], &params[4],
-                                     &joker_layoff))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "$OOOpOOOOOOOp:Searcher", names, &players, &deck,
+                                     &turn_cap, &ddu, &horizon, &policy, &params[0], &params[1],
+                                     &params[2], &params[3], &params[4], &joker_layoff))
         return NULL;
     SearcherObject *self = (SearcherObject *)type->tp_alloc(type, 0);
     if (self == NULL) return NULL;
@@ -59,7 +59,7 @@ static PyObject *Searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds
         !tt_get_int(horizon, 0, INT32_MAX, &set->horizon, "horizon") ||
         !tt_get_ints(deck, 53, 0, MAX_COPIES, set->deck, "deck") ||
         !tt_get_ints(policy, set->num_players, TT_GREEDY, TT_COUNTING, policies,
-                  "policy (one per seat: 0 greedy, 1 counting)") ||
+                     "policy (one per seat: 0 greedy, 1 counting)") ||
         !tt_get_rule(params, ddu, &set->rule)) {
         Py_DECREF(self);
         return NULL;
@@ -87,8 +87,7 @@ static PyObject *Searcher_seed(SearcherObject *self, PyObject *entropy) {
 }
 
 /* The cards dealt to the stock by tt_deal(): the seats' missing cards come first. */
-static int64_t stock_dealt(const tt_rollouts *set, const tt_round *start,
-                           const tt_hidden *hidden) {
+static int64_t stock_dealt(const tt_rollouts *set, const tt_round *start, const tt_hidden *hidden) {
     int64_t total = 0, needed = 0;
     for (int k = 0; k < 53; k++) total += hidden->unseen[k];
     for (int64_t s = 1; s < set->num_players; s++) {
@@ -143,8 +142,7 @@ static void release_views(Py_buffer *views, int count) {
 
 /* Take count arrays' buffers into views, each checked against its spec, or 0 with an
    exception and none held. */
-static int get_views(PyObject *const *objs, Py_buffer *views, const array_spec *spec,
-                     int count) {
+static int get_views(PyObject *const *objs, Py_buffer *views, const array_spec *spec, int count) {
     for (int i = 0; i < count; i++) {
         if (!tt_get_array(objs[i], &views[i], spec[i].what, spec[i].kind, spec[i].itemsize,
                           spec[i].ndim, spec[i].shape, spec[i].writable)) {
@@ -231,9 +229,9 @@ static int set_start(tt_searcher *T, const Py_buffer *views, int draw_phase) {
 /* search(kernel, *, hand, known, sizes, unseen, stock_size, pile, draw_phase, drawn_upcard,
    went_out, turns, actions, results): see the method's docstring. */
 static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject *kwds) {
-    static char *names[] = {"kernel",     "hand", "known",      "sizes",        "unseen",
-                            "stock_size", "pile", "draw_phase", "drawn_upcard", "went_out",
-                            "turns",      "actions", "results", NULL};
+    static char *names[] = {
+        "kernel",     "hand",         "known",    "sizes", "unseen",  "stock_size", "pile",
+        "draw_phase", "drawn_upcard", "went_out", "turns", "actions", "results",    NULL};
     PyObject *kernel, *objs[NUM_ARRAYS], *stock_size, *drawn, *went_out, *turns;
     int draw_phase;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O$OOOOOOpOOOOO:search", names, &kernel,
@@ -254,8 +252,7 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     const Py_ssize_t nact = views[ACTIONS].shape[0];
     int ok = set_start(T, views, draw_phase) && check_actions(T, views[ACTIONS].buf, nact);
     if (ok)
-        tt_search(T, &k->s, views[ACTIONS].buf, nact, views[RESULTS].shape[0],
-                  views[RESULTS].buf);
+        tt_search(T, &k->s, views[ACTIONS].buf, nact, views[RESULTS].shape[0], views[RESULTS].buf);
     release_views(views, NUM_ARRAYS);
     if (!ok) return NULL;
     Py_RETURN_NONE;
@@ -264,16 +261,15 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
 /* play(kernel, *, hands, known, stock, pile, current, draw_phase, drawn_upcard, went_out,
    turns, out): see the method's docstring. */
 static PyObject *Searcher_play(SearcherObject *self, PyObject *args, PyObject *kwds) {
-    static char *names[] = {"kernel",   "hands", "known", "stock",        "pile",
-                            "current",  "draw_phase",     "drawn_upcard", "went_out",
-                            "turns",    "out",   NULL};
+    static char *names[] = {"kernel",     "hands",        "known",    "stock", "pile", "current",
+                            "draw_phase", "drawn_upcard", "went_out", "turns", "out",  NULL};
     enum { P_HANDS, P_KNOWN, P_STOCK, P_PILE, P_OUT, P_ARRAYS };
     PyObject *kernel, *objs[P_ARRAYS], *current, *drawn, *went_out, *turns;
     int draw_phase;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O$OOOOOpOOOO:play", names, &kernel,
-                                     &objs[P_HANDS], &objs[P_KNOWN], &objs[P_STOCK],
-                                     &objs[P_PILE], &current, &draw_phase, &drawn, &went_out,
-                                     &turns, &objs[P_OUT]))
+                                     &objs[P_HANDS], &objs[P_KNOWN], &objs[P_STOCK], &objs[P_PILE],
+                                     &current, &draw_phase, &drawn, &went_out, &turns,
+                                     &objs[P_OUT]))
         return NULL;
     tt_KernelObject *k = tt_kernel_of(kernel, "kernel");
     if (k == NULL) return NULL;
@@ -288,10 +284,8 @@ static PyObject *Searcher_play(SearcherObject *self, PyObject *args, PyObject *k
         !tt_get_int(turns, 0, set->turn_cap, &r->turns, "turns"))
         return NULL;
     const array_spec spec[P_ARRAYS] = {
-        [P_HANDS] = {"hands", "u", 1, 2, {n, 53}, 0},
-        [P_KNOWN] = {"known", "i", 8, 2, {n, 53}, 0},
-        [P_STOCK] = {"stock", "i", 8, 1, {-1}, 0},
-        [P_PILE] = {"pile", "i", 8, 1, {-1}, 0},
+        [P_HANDS] = {"hands", "u", 1, 2, {n, 53}, 0}, [P_KNOWN] = {"known", "i", 8, 2, {n, 53}, 0},
+        [P_STOCK] = {"stock", "i", 8, 1, {-1}, 0},    [P_PILE] = {"pile", "i", 8, 1, {-1}, 0},
         [P_OUT] = {"out", "i", 8, 1, {n}, 1},
     };
     Py_buffer views[P_ARRAYS];
@@ -393,8 +387,10 @@ static PyObject *draw_list(tt_rng *g, Py_ssize_t n, uint64_t (*next)(tt_rng *)) 
     PyObject *list = PyList_New(n);
     for (Py_ssize_t i = 0; list != NULL && i < n; i++) {
         PyObject *x = PyLong_FromUnsignedLongLong(next(g));
-        if (x == NULL) Py_CLEAR(list);
-        else PyList_SET_ITEM(list, i, x);
+        if (x == NULL)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, i, x);
     }
     return list;
 }
@@ -410,15 +406,17 @@ static PyObject *permutation(tt_rng *g, Py_ssize_t n) {
     PyObject *list = PyList_New(n);
     for (Py_ssize_t i = 0; list != NULL && i < n; i++) {
         PyObject *x = PyLong_FromLongLong(order[i]);
-        if (x == NULL) Py_CLEAR(list);
-        else PyList_SET_ITEM(list, i, x);
+        if (x == NULL)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, i, x);
     }
     PyMem_Free(order);
     return list;
 }
 
 /* random_draws(entropy, ops): see the function's docstring. */
-static PyObject *random_draws(PyObject *module, PyObject *args) {
+static PyObject *random_draws(PyObject *Py_UNUSED(module), PyObject *args) {
     PyObject *entropy, *ops;
     if (!PyArg_ParseTuple(args, "OO:random_draws", &entropy, &ops)) return NULL;
     tt_rng g;
@@ -444,11 +442,13 @@ static PyObject *random_draws(PyObject *module, PyObject *args) {
                                           : draw_list(&g, n, next32);
         } else {
             PyErr_Format(PyExc_ValueError,
-                         "ops[%zd]: kind must be raw, next32, integers or permutation, got %R",
-                         i, PyTuple_GET_ITEM(op, 0));
+                         "ops[%zd]: kind must be raw, next32, integers or permutation, got %R", i,
+                         PyTuple_GET_ITEM(op, 0));
         }
-        if (result == NULL) Py_CLEAR(results);
-        else PyList_SET_ITEM(results, i, result);
+        if (result == NULL)
+            Py_CLEAR(results);
+        else
+            PyList_SET_ITEM(results, i, result);
     }
     Py_DECREF(seq);
     return results;

@@ -44,12 +44,12 @@
 /* The rollouts' fixed settings. */
 typedef struct {
     int64_t num_players;
-    int64_t deck[53];      /* the copies of each card kind in play */
-    int64_t turn_cap;      /* turns (all seats together) before the round ends (RULES.md) */
-    int64_t horizon;       /* stop after this many more discards of seat 0 (0: the round's end) */
+    int64_t deck[53]; /* the copies of each card kind in play */
+    int64_t turn_cap; /* turns (all seats together) before the round ends (RULES.md) */
+    int64_t horizon;  /* stop after this many more discards of seat 0 (0: the round's end) */
     int policy[TT_MAX_SEATS];
-    bool joker_layoff;     /* a leftover joker costs nothing once another seat has melds down */
-    tt_rule rule;          /* the expected-penalty rule's parameters, and discard_drawn_upcard */
+    bool joker_layoff; /* a leftover joker costs nothing once another seat has melds down */
+    tt_rule rule;      /* the expected-penalty rule's parameters, and discard_drawn_upcard */
 } tt_rollouts;
 
 /* A round in play as the rollouts see it: every hand, the stock, the discard pile. */
@@ -61,12 +61,12 @@ typedef struct {
     uint8_t pile[TT_CARDS_IN_PLAY];  /* the discard pile, its top last */
     int64_t table[53];               /* the cards laid down (in sight of every seat) */
     int64_t nstock, npile;
-    int64_t current;   /* the seat to move */
+    int64_t current; /* the seat to move */
     bool draw_phase;
-    int64_t drawn;     /* the card the seat to move just took from the discard pile, -1 none */
-    int64_t went_out;  /* the seat that went out, -1 none */
-    int64_t turns;     /* discards played this round (the turn cap counts them) */
-    int64_t mine;      /* seat 0's discards so far (the horizon counts them) */
+    int64_t drawn;    /* the card the seat to move just took from the discard pile, -1 none */
+    int64_t went_out; /* the seat that went out, -1 none */
+    int64_t turns;    /* discards played this round (the turn cap counts them) */
+    int64_t mine;     /* seat 0's discards so far (the horizon counts them) */
 } tt_round;
 
 /* What the searcher does not see, for the deals. */

@@ -162,14 +162,13 @@ static PyObject *CoreGame_state(CoreGameObject *self, PyObject *Py_UNUSED(ignore
         "current", g->current, "dealer", tt_dealer(g), "scores", int_list(g->scores, n), "hands",
         bytes_list((const uint8_t(*)[TT_KINDS])g->hands, n), "taken",
         bytes_list((const uint8_t(*)[TT_KINDS])g->taken, n), "stock", (const char *)g->stock,
-        (Py_ssize_t)g->nstock, "discard_pile", (const char *)g->pile, (Py_ssize_t)g->npile,
-        "table", table_list(&g->table), "drawn_upcard", g->drawn_upcard, "went_out", g->went_out,
+        (Py_ssize_t)g->nstock, "discard_pile", (const char *)g->pile, (Py_ssize_t)g->npile, "table",
+        table_list(&g->table), "drawn_upcard", g->drawn_upcard, "went_out", g->went_out,
         "false_outs", int_list(g->false_outs, n), "turns", g->turns, "rounds_played",
-        g->rounds_played, "ended_by", g->ended_by, "last_penalties",
-        int_list(g->last_penalties, n), "last_deadwood", int_list(g->last_deadwood, n),
-        "last_card", g->last_card, "last_rebuilt", g->last_rebuilt, "last_went_out",
-        g->last_went_out, "last_false_out", g->last_false_out, "last_laid", g->last_laid,
-        "last_round_ended", g->last_round_ended);
+        g->rounds_played, "ended_by", g->ended_by, "last_penalties", int_list(g->last_penalties, n),
+        "last_deadwood", int_list(g->last_deadwood, n), "last_card", g->last_card, "last_rebuilt",
+        g->last_rebuilt, "last_went_out", g->last_went_out, "last_false_out", g->last_false_out,
+        "last_laid", g->last_laid, "last_round_ended", g->last_round_ended);
 }
 
 /* set_layout(starts, size): where each observation piece starts (in the order of PIECES),
@@ -232,7 +231,15 @@ static PyTypeObject CoreGameType = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "tt_env.game._ccore", "The C game engine.", -1, NULL, NULL, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT,
+    "tt_env.game._ccore",
+    "The C game engine.",
+    -1,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
 };
 
 PyMODINIT_FUNC PyInit__ccore(void) {

@@ -24,9 +24,9 @@
    Python solver (`solver`, exact for every input) answers the rest, so every answer is the one
    tt_env.game.melds gives. */
 typedef struct {
-    PyObject *solver;                              /* borrowed from the owner */
-    PyObject *error[3];                            /* the first failure: type, value, traceback */
-    const tt_solver *kernel[TT_MAX_ROUNDS][2];     /* [round][joker_free]; NULL: Python */
+    PyObject *solver;                          /* borrowed from the owner */
+    PyObject *error[3];                        /* the first failure: type, value, traceback */
+    const tt_solver *kernel[TT_MAX_ROUNDS][2]; /* [round][joker_free]; NULL: Python */
     int64_t scratch[TT_KINDS];
     int64_t keys[TT_ARRANGE_KEYS];
     uint8_t cards[TT_ARRANGE_CARDS];
@@ -34,10 +34,10 @@ typedef struct {
 
 /* A meld shape from a key of the kernel's arrange (tt_meld_key). */
 static tt_shape shape_of_key(int64_t key) {
-    return (tt_shape){(int8_t)(key & 3),          (int8_t)(key >> 2 & 15),
-                      (int8_t)((key >> 6 & 7) - 1), (int8_t)(key >> 9 & 15),
-                      (int8_t)(key >> 13 & 15),    (int16_t)(key >> 17 & 127),
-                      (int16_t)(key >> 24 & 127)};
+    return (tt_shape){
+        (int8_t)(key & 3),         (int8_t)(key >> 2 & 15),  (int8_t)((key >> 6 & 7) - 1),
+        (int8_t)(key >> 9 & 15),   (int8_t)(key >> 13 & 15), (int16_t)(key >> 17 & 127),
+        (int16_t)(key >> 24 & 127)};
 }
 
 /* An int result of a solver method, or -1 with the exception set. */
@@ -71,8 +71,8 @@ static int64_t svc_go_out(void *ctx, int round, const uint8_t *counts) {
         if (bits >= 0) return bits;
     }
     PyGILState_STATE gil = PyGILState_Ensure();
-    PyObject *result = PyObject_CallMethod(c->solver, "go_out", "iy#", round,
-                                           (const char *)counts, (Py_ssize_t)TT_KINDS);
+    PyObject *result = PyObject_CallMethod(c->solver, "go_out", "iy#", round, (const char *)counts,
+                                           (Py_ssize_t)TT_KINDS);
     int64_t bits = int_of(result, 0, (((int64_t)1) << TT_KINDS) - 1, "go_out");
     if (bits < 0) keep_error(c);
     PyGILState_Release(gil);
@@ -112,7 +112,7 @@ static int shape_of(PyObject *obj, tt_shape *shape) {
             return -1;
         }
     }
-    *shape = (tt_shape){(int8_t)v[0], (int8_t)v[1], (int8_t)v[2], (int8_t)v[3],
+    *shape = (tt_shape){(int8_t)v[0], (int8_t)v[1],  (int8_t)v[2], (int8_t)v[3],
                         (int8_t)v[4], (int16_t)v[5], (int16_t)v[6]};
     return 0;
 }
@@ -189,8 +189,8 @@ static int svc_arrange(void *ctx, int round, const uint8_t *counts, tt_melds *ou
         }
     }
     PyGILState_STATE gil = PyGILState_Ensure();
-    PyObject *result = PyObject_CallMethod(c->solver, "arrange", "iy#", round,
-                                           (const char *)counts, (Py_ssize_t)TT_KINDS);
+    PyObject *result = PyObject_CallMethod(c->solver, "arrange", "iy#", round, (const char *)counts,
+                                           (Py_ssize_t)TT_KINDS);
     int status = -1;
     if (result != NULL) {
         status = melds_of(result, out, counts);
@@ -296,9 +296,8 @@ static int read_rules(PyObject *spec, tt_rules *R) {
         R->multiplier[i] = (int)PyLong_AsLong(PyTuple_GET_ITEM(mult, i));
         if (PyErr_Occurred()) return -1;
         if (R->cards_dealt[i] < 3 || R->cards_dealt[i] > 15 ||
-            R->num_players * R->cards_dealt[i] + 1 > deck ||
-            R->wild_rank[i] < 1 || R->wild_rank[i] > 13 || R->multiplier[i] < 1 ||
-            R->multiplier[i] > 2) {
+            R->num_players * R->cards_dealt[i] + 1 > deck || R->wild_rank[i] < 1 ||
+            R->wild_rank[i] > 13 || R->multiplier[i] < 1 || R->multiplier[i] > 2) {
             PyErr_SetString(PyExc_ValueError, "rules: a round out of range");
             return -1;
         }
@@ -327,8 +326,8 @@ static int read_kernels(PyObject *kernels, const tt_rules *R, service_ctx *ctx) 
             tt_KernelObject *kernel = tt_kernel_of(k, "every kernel");
             if (kernel == NULL) return -1;
             if (kernel->s.w != R->wild_rank[r] - 1) {
-                PyErr_Format(PyExc_ValueError, "kernels: round %d's kernel is for another wild rank",
-                             r);
+                PyErr_Format(PyExc_ValueError,
+                             "kernels: round %d's kernel is for another wild rank", r);
                 return -1;
             }
             ctx->kernel[r][j] = &kernel->s;

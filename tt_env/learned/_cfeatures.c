@@ -163,8 +163,8 @@ static int read_kernels(PyObject *kernels, FeaturesObject *self) {
     int ok = PySequence_Fast_GET_SIZE(seq) == TT_CF_RANKS;
     if (!ok)
         PyErr_Format(PyExc_ValueError,
-                     "kernels must hold %d solver Kernels (wild ranks 1..13), not %zd",
-                     TT_CF_RANKS, PySequence_Fast_GET_SIZE(seq));
+                     "kernels must hold %d solver Kernels (wild ranks 1..13), not %zd", TT_CF_RANKS,
+                     PySequence_Fast_GET_SIZE(seq));
     for (int i = 0; ok && i < TT_CF_RANKS; i++) {
         PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
         char what[32];
@@ -173,8 +173,8 @@ static int read_kernels(PyObject *kernels, FeaturesObject *self) {
         if (kernel == NULL) {
             ok = 0;
         } else if (kernel->s.w != i) {
-            PyErr_Format(PyExc_ValueError, "kernels[%d] is the kernel of wild rank %lld, not %d",
-                         i, (long long)kernel->s.w + 1, i + 1);
+            PyErr_Format(PyExc_ValueError, "kernels[%d] is the kernel of wild rank %lld, not %d", i,
+                         (long long)kernel->s.w + 1, i + 1);
             ok = 0;
         } else {
             Py_INCREF(item);
@@ -192,18 +192,29 @@ static void Features_dealloc(FeaturesObject *self) {
 }
 
 static int Features_init(FeaturesObject *self, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"kernels", "layout", "observation_size", "seats", "deck",
-                               "rank", "same", "near1", "near2", "max_cards",
-                               "discard_drawn_upcard", "lookahead", "candidates", "margin",
+    static char *keywords[] = {"kernels",
+                               "layout",
+                               "observation_size",
+                               "seats",
+                               "deck",
+                               "rank",
+                               "same",
+                               "near1",
+                               "near2",
+                               "max_cards",
+                               "discard_drawn_upcard",
+                               "lookahead",
+                               "candidates",
+                               "margin",
                                NULL};
     PyObject *kernels, *layout, *deck, *rank, *same, *near1, *near2;
     Py_ssize_t observation_size;
     long long seats, max_cards, candidates, margin;
     int ddu, lookahead;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOn$LOOOOOLppLL:Features", keywords,
-                                     &kernels, &layout, &observation_size, &seats, &deck, &rank,
-                                     &same, &near1, &near2, &max_cards, &ddu, &lookahead,
-                                     &candidates, &margin))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOn$LOOOOOLppLL:Features", keywords, &kernels,
+                                     &layout, &observation_size, &seats, &deck, &rank, &same,
+                                     &near1, &near2, &max_cards, &ddu, &lookahead, &candidates,
+                                     &margin))
         return -1;
     self->ready = 0; /* until every argument is read (__init__ may be called again) */
     for (int i = 0; i < TT_CF_RANKS; i++) Py_CLEAR(self->kernels[i]);
@@ -213,8 +224,7 @@ static int Features_init(FeaturesObject *self, PyObject *args, PyObject *kwargs)
         return -1;
     }
     if (max_cards < 1 || max_cards > TT_MAX_HAND) {
-        PyErr_Format(PyExc_ValueError, "max_cards must be 1..%d, not %lld", TT_MAX_HAND,
-                     max_cards);
+        PyErr_Format(PyExc_ValueError, "max_cards must be 1..%d, not %lld", TT_MAX_HAND, max_cards);
         return -1;
     }
     if (observation_size < 0) {
@@ -304,8 +314,7 @@ PyDoc_STRVAR(Features_doc,
              "with 53).");
 
 static PyTypeObject FeaturesType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "tt_env.learned._cfeatures.Features",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tt_env.learned._cfeatures.Features",
     .tp_basicsize = sizeof(FeaturesObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = Features_doc,
@@ -319,8 +328,7 @@ static PyTypeObject FeaturesType = {
 /* ------------------------------------------------------------------ the module */
 
 /* A tuple of the `count` names in `names`, added to `module` as `attribute`. */
-static int add_names(PyObject *module, const char *attribute, const char *const *names,
-                     int count) {
+static int add_names(PyObject *module, const char *attribute, const char *const *names, int count) {
     PyObject *tuple = PyTuple_New(count);
     if (tuple == NULL) return -1;
     for (int i = 0; i < count; i++) {

@@ -26,8 +26,8 @@
 
 #include "game/melds/solver.h"
 
-#define TT_CF_KINDS 53         /* card kinds; 52 is the joker */
-#define TT_CF_NONE 53          /* the padding of the neighbour tables: no card */
+#define TT_CF_KINDS 53 /* card kinds; 52 is the joker */
+#define TT_CF_NONE 53  /* the padding of the neighbour tables: no card */
 #define TT_CF_RANKS 13
 #define TT_CF_MAX_SEATS 8      /* Rules: 2..8 players */
 #define TT_CF_MAX_NEIGHBOURS 4 /* widest neighbour table taken (the transform's are 3, 2, 2) */
@@ -37,70 +37,70 @@
 #define TT_CF_BIG ((int64_t)1 << 40) /* "no value yet" in a minimum over discard values */
 
 /* The card table's columns: X(identifier, name in CARD_FEATURES). */
-#define TT_CF_CARD_COLUMNS(X)                                                                    \
-    X(HELD, "held")                                                                              \
-    X(DRAWN, "drawn_upcard")                                                                     \
-    X(TOP, "top_discard")                                                                        \
-    X(UNSEEN, "unseen")                                                                          \
-    X(DISCARDED, "discarded")                                                                    \
-    X(TABLE, "on_table")                                                                         \
-    X(NEXT, "next_known")                                                                        \
-    X(OTHERS, "others_known")                                                                    \
-    X(WILD, "wild")                                                                              \
-    X(POINTS, "points")                                                                          \
-    X(AFTER, "after_discard")                                                                    \
-    X(VS_BEST, "vs_best_discard")                                                                \
-    X(BEST, "best_discard")                                                                      \
-    X(GOES_OUT, "goes_out")                                                                      \
-    X(SAVING, "saving")                                                                          \
-    X(DRAW_GAIN, "draw_gain")                                                                    \
-    X(LOOK, "lookahead_gain")                                                                    \
-    X(CANDIDATE, "candidate")                                                                    \
-    X(SAME_H, "same_rank_held")                                                                  \
-    X(RUN_H1, "run_held_1")                                                                      \
-    X(RUN_H2, "run_held_2")                                                                      \
-    X(SAME_U, "same_rank_unseen")                                                                \
-    X(RUN_U1, "run_unseen_1")                                                                    \
-    X(RUN_U2, "run_unseen_2")                                                                    \
-    X(FEEDS, "feeds_next")                                                                       \
+#define TT_CF_CARD_COLUMNS(X)     \
+    X(HELD, "held")               \
+    X(DRAWN, "drawn_upcard")      \
+    X(TOP, "top_discard")         \
+    X(UNSEEN, "unseen")           \
+    X(DISCARDED, "discarded")     \
+    X(TABLE, "on_table")          \
+    X(NEXT, "next_known")         \
+    X(OTHERS, "others_known")     \
+    X(WILD, "wild")               \
+    X(POINTS, "points")           \
+    X(AFTER, "after_discard")     \
+    X(VS_BEST, "vs_best_discard") \
+    X(BEST, "best_discard")       \
+    X(GOES_OUT, "goes_out")       \
+    X(SAVING, "saving")           \
+    X(DRAW_GAIN, "draw_gain")     \
+    X(LOOK, "lookahead_gain")     \
+    X(CANDIDATE, "candidate")     \
+    X(SAME_H, "same_rank_held")   \
+    X(RUN_H1, "run_held_1")       \
+    X(RUN_H2, "run_held_2")       \
+    X(SAME_U, "same_rank_unseen") \
+    X(RUN_U1, "run_unseen_1")     \
+    X(RUN_U2, "run_unseen_2")     \
+    X(FEEDS, "feeds_next")        \
     X(RANK, "rank")
 
 /* The global values: X(identifier, name in GLOBAL_FEATURES); the one-hot of the cards dealt
    has one slot per deal of TT_CF_MIN_CARDS_DEALT .. + TT_CF_DEALT_SLOTS - 1 cards. */
-#define TT_CF_GLOBAL_VALUES(X)                                                                   \
-    X(DRAW_PHASE, "draw_phase")                                                                  \
-    X(DISCARD_PHASE, "discard_phase")                                                            \
-    X(FINAL, "final_turn")                                                                       \
-    X(PENALTY, "penalty")                                                                        \
-    X(TAKE, "take_gain")                                                                         \
-    X(STOCK, "stock_gain")                                                                       \
-    X(CAN_TAKE, "can_take")                                                                      \
-    X(BEST_AFTER, "best_after_discard")                                                          \
-    X(CAN_OUT, "can_go_out")                                                                     \
-    X(DEALT, "cards_dealt")                                                                      \
-    X(DEALT_3, "dealt_3")                                                                        \
-    X(DEALT_4, "dealt_4")                                                                        \
-    X(DEALT_5, "dealt_5")                                                                        \
-    X(DEALT_6, "dealt_6")                                                                        \
-    X(DEALT_7, "dealt_7")                                                                        \
-    X(DEALT_8, "dealt_8")                                                                        \
-    X(DEALT_9, "dealt_9")                                                                        \
-    X(DEALT_10, "dealt_10")                                                                      \
-    X(DEALT_11, "dealt_11")                                                                      \
-    X(DEALT_12, "dealt_12")                                                                      \
-    X(DEALT_13, "dealt_13")                                                                      \
-    X(DEALT_14, "dealt_14")                                                                      \
-    X(DEALT_15, "dealt_15")                                                                      \
-    X(ROUNDS, "rounds_left")                                                                     \
-    X(STOCK_SIZE, "stock_size")                                                                  \
+#define TT_CF_GLOBAL_VALUES(X)          \
+    X(DRAW_PHASE, "draw_phase")         \
+    X(DISCARD_PHASE, "discard_phase")   \
+    X(FINAL, "final_turn")              \
+    X(PENALTY, "penalty")               \
+    X(TAKE, "take_gain")                \
+    X(STOCK, "stock_gain")              \
+    X(CAN_TAKE, "can_take")             \
+    X(BEST_AFTER, "best_after_discard") \
+    X(CAN_OUT, "can_go_out")            \
+    X(DEALT, "cards_dealt")             \
+    X(DEALT_3, "dealt_3")               \
+    X(DEALT_4, "dealt_4")               \
+    X(DEALT_5, "dealt_5")               \
+    X(DEALT_6, "dealt_6")               \
+    X(DEALT_7, "dealt_7")               \
+    X(DEALT_8, "dealt_8")               \
+    X(DEALT_9, "dealt_9")               \
+    X(DEALT_10, "dealt_10")             \
+    X(DEALT_11, "dealt_11")             \
+    X(DEALT_12, "dealt_12")             \
+    X(DEALT_13, "dealt_13")             \
+    X(DEALT_14, "dealt_14")             \
+    X(DEALT_15, "dealt_15")             \
+    X(ROUNDS, "rounds_left")            \
+    X(STOCK_SIZE, "stock_size")         \
     X(TURNS, "turns_left")
 
 /* The values of each seat, in play order from the observer: X(identifier, name). */
-#define TT_CF_SEAT_VALUES(X)                                                                     \
-    X(SIZE, "hand_size")                                                                         \
-    X(OUT, "went_out")                                                                           \
-    X(SCORE, "score")                                                                            \
-    X(KNOWN, "known")                                                                            \
+#define TT_CF_SEAT_VALUES(X) \
+    X(SIZE, "hand_size")     \
+    X(OUT, "went_out")       \
+    X(SCORE, "score")        \
+    X(KNOWN, "known")        \
     X(DEALER, "dealer")
 
 #define TT_CF_ENUM_C(id, name) TT_C_##id,
@@ -118,12 +118,12 @@ _Static_assert(TT_G_DEALT_15 - TT_G_DEALT_3 + 1 == TT_CF_DEALT_SLOTS, "one slot 
 /* Where the pieces read here start in the observation vector (tt_env.encoding.observation);
    per-seat pieces have one row per seat, the observer's first. */
 typedef struct {
-    int64_t hand, drawn_upcard, top_discard, discard_below, table; /* 53 each */
-    int64_t wild_rank;                                             /* 13: one-hot, A..K */
-    int64_t cards_dealt;                                           /* TT_CF_DEALT_SLOTS */
+    int64_t hand, drawn_upcard, top_discard, discard_below, table;  /* 53 each */
+    int64_t wild_rank;                                              /* 13: one-hot, A..K */
+    int64_t cards_dealt;                                            /* TT_CF_DEALT_SLOTS */
     int64_t rounds_left, phase, final_turn, stock_size, turns_left; /* phase: 2, others 1 */
-    int64_t known;                                                 /* 53 per seat */
-    int64_t hand_size, went_out, score, dealer;                    /* 1 per seat */
+    int64_t known;                                                  /* 53 per seat */
+    int64_t hand_size, went_out, score, dealer;                     /* 1 per seat */
 } tt_cf_layout;
 
 /* For each card kind, the kinds it counts (the same rank in the other suits, the suited
@@ -136,15 +136,15 @@ typedef struct {
 /* Everything the transform reads besides the observation: fixed for one CardFeatures. */
 typedef struct {
     tt_cf_layout lay;
-    int64_t seats;                  /* players, 1..TT_CF_MAX_SEATS */
-    int64_t deck[TT_CF_KINDS];      /* copies of each kind in play (deck[0]: the decks) */
-    double rank[TT_CF_KINDS];       /* the rank column, as the definition computes it */
-    tt_cf_neighbours neighbours[3]; /* same rank, one rank away, two ranks away */
-    int64_t max_cards;              /* the largest deal (hand_size is scaled by it + 1) */
-    int discard_drawn_upcard;       /* Rules.discard_drawn_upcard */
-    int lookahead;                  /* give candidate discards their lookahead_gain */
-    int64_t candidates;             /* how many of the best discards get it ... */
-    int64_t margin;                 /* ... if within this many points of the best */
+    int64_t seats;                        /* players, 1..TT_CF_MAX_SEATS */
+    int64_t deck[TT_CF_KINDS];            /* copies of each kind in play (deck[0]: the decks) */
+    double rank[TT_CF_KINDS];             /* the rank column, as the definition computes it */
+    tt_cf_neighbours neighbours[3];       /* same rank, one rank away, two ranks away */
+    int64_t max_cards;                    /* the largest deal (hand_size is scaled by it + 1) */
+    int discard_drawn_upcard;             /* Rules.discard_drawn_upcard */
+    int lookahead;                        /* give candidate discards their lookahead_gain */
+    int64_t candidates;                   /* how many of the best discards get it ... */
+    int64_t margin;                       /* ... if within this many points of the best */
     const tt_solver *solver[TT_CF_RANKS]; /* the solver's configuration of each wild rank - 1 */
 } tt_cf_params;
 
@@ -286,8 +286,7 @@ static int tt_cf_draw_phase(const tt_cf_params *P, const tt_solver *S, const uin
         }
         total += unseen[x];
     }
-    if (total > 0)
-        g[TT_G_STOCK] = (float)(((double)now - (double)acc / (double)total) / 10.0);
+    if (total > 0) g[TT_G_STOCK] = (float)(((double)now - (double)acc / (double)total) / 10.0);
     if (top < 0) return 1;
     g[TT_G_CAN_TAKE] = 1.0f;
     int64_t take;

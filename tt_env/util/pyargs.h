@@ -86,8 +86,10 @@ static int tt_get_array(PyObject *obj, Py_buffer *view, const char *what, const 
         PyErr_Clear();
         if (writable && PyObject_GetBuffer(obj, view, PyBUF_RECORDS_RO) == 0) {
             PyBuffer_Release(view);
-            PyErr_Format(PyExc_TypeError, "%s must be a writable array of %s, not a read-only "
-                         "one", what, types);
+            PyErr_Format(PyExc_TypeError,
+                         "%s must be a writable array of %s, not a read-only "
+                         "one",
+                         what, types);
         } else {
             PyErr_Clear();
             PyErr_Format(PyExc_TypeError, "%s must be a%s array of %s, not %.100s", what,
@@ -99,8 +101,8 @@ static int tt_get_array(PyObject *obj, Py_buffer *view, const char *what, const 
     for (int i = 0; shape_ok && i < ndim; i++)
         shape_ok = shape[i] < 0 || view->shape[i] == shape[i];
     if (!tt_format_is(view, codes) || view->itemsize != itemsize) {
-        PyErr_Format(PyExc_TypeError, "%s must hold %s (got format '%s', %zd bytes an item)",
-                     what, types, view->format ? view->format : "B", view->itemsize);
+        PyErr_Format(PyExc_TypeError, "%s must hold %s (got format '%s', %zd bytes an item)", what,
+                     types, view->format ? view->format : "B", view->itemsize);
     } else if (!shape_ok && ndim == 1 && view->ndim == 1) {
         PyErr_Format(PyExc_ValueError, "%s must hold %zd items, got %zd", what, shape[0],
                      view->shape[0]);
@@ -121,18 +123,18 @@ static int tt_get_array(PyObject *obj, Py_buffer *view, const char *what, const 
 }
 
 /* tt_get_array() of a 1-D array of `length` items (-1: any). */
-static int tt_get_vector(PyObject *obj, Py_buffer *view, const char *what, const char *kinds,
-                         Py_ssize_t itemsize, Py_ssize_t length, int writable) {
+static inline int tt_get_vector(PyObject *obj, Py_buffer *view, const char *what, const char *kinds,
+                                Py_ssize_t itemsize, Py_ssize_t length, int writable) {
     return tt_get_array(obj, view, what, kinds, itemsize, 1, &length, writable);
 }
 
 /* Every value of int64 array a[0..n) in lo..hi, or 0 with a ValueError naming `what`. */
-static int tt_check_values(const int64_t *a, Py_ssize_t n, int64_t lo, int64_t hi,
-                           const char *what) {
+static inline int tt_check_values(const int64_t *a, Py_ssize_t n, int64_t lo, int64_t hi,
+                                  const char *what) {
     for (Py_ssize_t i = 0; i < n; i++) {
         if (a[i] < lo || a[i] > hi) {
-            PyErr_Format(PyExc_ValueError, "%s must hold values %lld..%lld, got %lld at %zd",
-                         what, (long long)lo, (long long)hi, (long long)a[i], i);
+            PyErr_Format(PyExc_ValueError, "%s must hold values %lld..%lld, got %lld at %zd", what,
+                         (long long)lo, (long long)hi, (long long)a[i], i);
             return 0;
         }
     }
@@ -164,8 +166,8 @@ static int tt_get_int(PyObject *obj, int64_t lo, int64_t hi, int64_t *out, const
 }
 
 /* A sequence of `n` integers in lo..hi into out, or 0 with an exception naming `what`. */
-static int tt_get_ints(PyObject *obj, Py_ssize_t n, int64_t lo, int64_t hi, int64_t *out,
-                       const char *what) {
+static inline int tt_get_ints(PyObject *obj, Py_ssize_t n, int64_t lo, int64_t hi, int64_t *out,
+                              const char *what) {
     char message[120];
     snprintf(message, sizeof message, "%s must be a sequence of %zd integers", what, n);
     PyObject *seq = PySequence_Fast(obj, message);
@@ -183,8 +185,8 @@ static int tt_get_ints(PyObject *obj, Py_ssize_t n, int64_t lo, int64_t hi, int6
 /* A seed as np.random.SeedSequence takes one, into entropy[0..*n): an integer or a sequence of
    at most `max` integers, each 0..2**64-1; else 0 with a TypeError or ValueError naming
    `what`. */
-static int tt_get_entropy(PyObject *obj, uint64_t *entropy, Py_ssize_t max, Py_ssize_t *n,
-                          const char *what) {
+static inline int tt_get_entropy(PyObject *obj, uint64_t *entropy, Py_ssize_t max, Py_ssize_t *n,
+                                 const char *what) {
     const char *must = "an integer 0..2**64-1 or a sequence of them";
     PyObject *seq = PyIndex_Check(obj) ? PyTuple_Pack(1, obj) : PySequence_Fast(obj, "");
     if (seq == NULL) {
@@ -224,7 +226,7 @@ static int tt_get_entropy(PyObject *obj, uint64_t *entropy, Py_ssize_t max, Py_s
 }
 
 /* A ValueError "<what> must be <must>, got <x>". */
-static void tt_bad_number(const char *what, const char *must, double x) {
+static inline void tt_bad_number(const char *what, const char *must, double x) {
     PyObject *value = PyFloat_FromDouble(x);
     if (value == NULL) return;
     PyErr_Format(PyExc_ValueError, "%s must be %s, got %R", what, must, value);

@@ -26,8 +26,8 @@
 #define MAX_COPIES 255 /* a count of cards the rule reads (a hand is uint8 counts) */
 
 /* The pieces of the observation the rule reads, and their widths (per seat for `known`). */
-static const char *const PIECES[] = {"hand",  "top_discard", "discard_below", "table",
-                                     "wild_rank", "phase", "final_turn", "known"};
+static const char *const PIECES[] = {"hand",      "top_discard", "discard_below", "table",
+                                     "wild_rank", "phase",       "final_turn",    "known"};
 static const Py_ssize_t PIECE_WIDTHS[] = {53, 53, 53, 53, 13, 1, 1, 53};
 #define NUM_PIECES 8
 
@@ -35,11 +35,11 @@ static const Py_ssize_t PIECE_WIDTHS[] = {53, 53, 53, 53, 13, 1, 1, 53};
 
 typedef struct {
     PyObject_HEAD
-    PyObject *kernels[13];      /* the solver Kernels of wild ranks 1..13 (references held) */
+    PyObject *kernels[13]; /* the solver Kernels of wild ranks 1..13 (references held) */
     tt_rule rule;
     tt_observation lay;
     Py_ssize_t observation_size;
-    tt_decision last;           /* what the last decision weighed */
+    tt_decision last; /* what the last decision weighed */
 } RuleObject;
 
 static void Rule_dealloc(RuleObject *self) {
@@ -53,8 +53,10 @@ static int set_kernels(RuleObject *self, PyObject *kernels) {
     if (seq == NULL) return 0;
     int ok = PySequence_Fast_GET_SIZE(seq) == 13;
     if (!ok)
-        PyErr_Format(PyExc_ValueError, "kernels must hold 13 solver Kernels (wild ranks 1..13), "
-                     "got %zd", PySequence_Fast_GET_SIZE(seq));
+        PyErr_Format(PyExc_ValueError,
+                     "kernels must hold 13 solver Kernels (wild ranks 1..13), "
+                     "got %zd",
+                     PySequence_Fast_GET_SIZE(seq));
     for (Py_ssize_t i = 0; ok && i < 13; i++) {
         PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
         ok = tt_kernel_of(item, "every item of kernels") != NULL;
@@ -110,9 +112,10 @@ static int set_deck(RuleObject *self, PyObject *deck) {
 }
 
 static PyObject *Rule_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    static char *names[] = {"kernels",   "layout",    "observation_size", "num_players",
-                            "deck",      "discard_drawn_upcard", "lookahead", "feed_cost",
-                            "wild_feed_cost", "candidates", "margin", NULL};
+    static char *names[] = {"kernels",     "layout",    "observation_size",
+                            "num_players", "deck",      "discard_drawn_upcard",
+                            "lookahead",   "feed_cost", "wild_feed_cost",
+                            "candidates",  "margin",    NULL};
     PyObject *kernels, *layout, *size, *players, *deck, *params[5];
     int ddu;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO$OOpOOOOO:Rule", names, &kernels, &layout,
@@ -183,8 +186,8 @@ static PyObject *Rule_decide(RuleObject *self, PyObject *const *args, Py_ssize_t
     if (check_counts(self, obs.buf)) {
         int64_t wild_rank = tt_observed_wild_rank(&self->lay, obs.buf);
         const tt_solver *S = &((tt_KernelObject *)self->kernels[wild_rank - 1])->s;
-        int64_t action =
-            tt_decide_observation(S, &self->rule, &self->lay, obs.buf, mask.buf, &self->last);
+        int64_t action = tt_decide_observation(S, &self->rule, &self->lay, obs.buf, mask.buf,
+                                               &self->last);
         result = PyLong_FromLongLong(action);
     }
     PyBuffer_Release(&obs);
@@ -192,7 +195,7 @@ static PyObject *Rule_decide(RuleObject *self, PyObject *const *args, Py_ssize_t
     return result;
 }
 
-static PyObject *Rule_get_shortlist(RuleObject *self, void *closure) {
+static PyObject *Rule_get_shortlist(RuleObject *self, void *Py_UNUSED(closure)) {
     PyObject *out = PyTuple_New(self->last.shortlist);
     for (int64_t i = 0; out != NULL && i < self->last.shortlist; i++) {
         PyObject *pair = Py_BuildValue("(Ld)", (long long)self->last.short_kind[i],
@@ -206,11 +209,11 @@ static PyObject *Rule_get_shortlist(RuleObject *self, void *closure) {
     return out;
 }
 
-static PyObject *Rule_get_take(RuleObject *self, void *closure) {
+static PyObject *Rule_get_take(RuleObject *self, void *Py_UNUSED(closure)) {
     return PyLong_FromLongLong(self->last.take);
 }
 
-static PyObject *Rule_get_now(RuleObject *self, void *closure) {
+static PyObject *Rule_get_now(RuleObject *self, void *Py_UNUSED(closure)) {
     return PyLong_FromLongLong(self->last.now);
 }
 

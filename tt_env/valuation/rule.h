@@ -35,9 +35,11 @@
 #include "game/melds/solver.h"
 
 /* The values are float64 sums and products as in the Python rule, which compares them
-   exactly: no fused multiply-add may change a rounding (gcc keeps them apart under -std=c11;
-   clang needs the pragma). */
+   exactly: no fused multiply-add may change a rounding. gcc keeps them apart under -std=c11
+   and implements no such pragma (it would warn that it ignores it); clang and others need it. */
+#if !defined(__GNUC__) || defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
+#endif
 
 /* The action ids (tt_env.encoding.actions). */
 #define TT_STOCK 0
@@ -62,23 +64,23 @@ typedef struct {
 /* One seat about to move, as the rule sees it. The hand is changed during the call and put
    back as it was. */
 typedef struct {
-    uint8_t *hand;              /* [53] */
-    const int64_t *unseen;      /* [53] the copies it has not seen (stock or hidden hands) */
-    const int64_t *next_known;  /* [53] what the next seat is known to hold */
-    int64_t top_discard;        /* -1: the discard pile is empty */
+    uint8_t *hand;             /* [53] */
+    const int64_t *unseen;     /* [53] the copies it has not seen (stock or hidden hands) */
+    const int64_t *next_known; /* [53] what the next seat is known to hold */
+    int64_t top_discard;       /* -1: the discard pile is empty */
     bool draw_phase;
-    bool final_turn;            /* someone went out: this is the seat's last turn */
-    bool can_stock, can_take;   /* the legal draws (draw phase) */
-    const uint8_t *allowed;     /* [53] the legal discards (discard phase) */
-    const uint8_t *go_ok;       /* [53] the legal go-outs (discard phase) */
+    bool final_turn;          /* someone went out: this is the seat's last turn */
+    bool can_stock, can_take; /* the legal draws (draw phase) */
+    const uint8_t *allowed;   /* [53] the legal discards (discard phase) */
+    const uint8_t *go_ok;     /* [53] the legal go-outs (discard phase) */
 } tt_position;
 
 /* What a decision weighed, for the search agent (it searches among these). */
 typedef struct {
-    int64_t take; /* draw phase: the penalty after taking (-1: not valued) */
-    int64_t now;  /* draw phase: the penalty now (when take was valued) */
-    int64_t shortlist;            /* discard phase: the candidates weighed (0: no look-ahead) */
-    int64_t short_kind[53];       /* ... best first */
+    int64_t take;           /* draw phase: the penalty after taking (-1: not valued) */
+    int64_t now;            /* draw phase: the penalty now (when take was valued) */
+    int64_t shortlist;      /* discard phase: the candidates weighed (0: no look-ahead) */
+    int64_t short_kind[53]; /* ... best first */
     double short_value[53];
 } tt_decision;
 
@@ -266,9 +268,9 @@ static int64_t tt_count(float x) { return (int64_t)rint((double)x); }
 /* tt_decide() for the seat whose observation vector `obs` and action mask `mask` (108 entries,
    non-zero for legal) these are. `S` must be the solver of the observation's wild rank
    (tt_observed_wild_rank()). The binding has checked every count in `obs` (0..255). */
-static int64_t tt_decide_observation(const tt_solver *S, const tt_rule *rule,
-                                     const tt_observation *lay, const float *obs,
-                                     const uint8_t *mask, tt_decision *out) {
+static inline int64_t tt_decide_observation(const tt_solver *S, const tt_rule *rule,
+                                            const tt_observation *lay, const float *obs,
+                                            const uint8_t *mask, tt_decision *out) {
     uint8_t hand[53], allowed[53], go_ok[53];
     int64_t unseen[53], next_known[53];
     int64_t top = -1;
@@ -304,7 +306,7 @@ static int64_t tt_decide_observation(const tt_solver *S, const tt_rule *rule,
 }
 
 /* The wild rank (1..13) of an observation: its one-hot, 1 when none is set. */
-static int64_t tt_observed_wild_rank(const tt_observation *lay, const float *obs) {
+static inline int64_t tt_observed_wild_rank(const tt_observation *lay, const float *obs) {
     for (int r = 0; r < 13; r++)
         if (obs[lay->wild_rank + r] > 0.5f) return r + 1;
     return 1;

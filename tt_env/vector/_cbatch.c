@@ -49,8 +49,7 @@ static void pool_free(struct pool *pool);
 static void Batch_dealloc(BatchObject *self) {
 #ifndef _WIN32
     if (self->pool != NULL) {
-        Py_BEGIN_ALLOW_THREADS
-        pool_free(self->pool);
+        Py_BEGIN_ALLOW_THREADS pool_free(self->pool);
         Py_END_ALLOW_THREADS
     }
 #endif
@@ -74,8 +73,8 @@ static void Batch_dealloc(BatchObject *self) {
 }
 
 static PyObject *Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    static char *names[] = {"rules",        "solver", "kernels", "layout",
-                            "observations", "masks",  "rewards", "terminations",
+    static char *names[] = {"rules",        "solver",         "kernels",  "layout",
+                            "observations", "masks",          "rewards",  "terminations",
                             "seats",        "round_episodes", "relative", NULL};
     PyObject *spec, *solver, *kernels, *layout, *obs, *masks, *rewards, *terms, *seats;
     int round_episodes, relative;
@@ -101,8 +100,7 @@ static PyObject *Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
         PyErr_SetString(PyExc_ValueError, "a batch has at least one table");
         goto fail;
     }
-    Py_ssize_t mshape[2] = {n, TT_ACTIONS}, rshape[2] = {n, self->rules.num_players},
-               one[1] = {n};
+    Py_ssize_t mshape[2] = {n, TT_ACTIONS}, rshape[2] = {n, self->rules.num_players}, one[1] = {n};
     int got = 1;
     if (!tt_get_array(masks, &self->masks, "masks", "iu", 1, 2, mshape, 1)) {
         got = 0;
@@ -246,7 +244,8 @@ static void *worker(void *arg) {
     long seen = 0;
     for (;;) {
         pthread_mutex_lock(&pool->lock);
-        while (pool->generation == seen && !pool->stop) pthread_cond_wait(&pool->start, &pool->lock);
+        while (pool->generation == seen && !pool->stop)
+            pthread_cond_wait(&pool->start, &pool->lock);
         if (pool->stop) {
             pthread_mutex_unlock(&pool->lock);
             return NULL;
@@ -305,7 +304,7 @@ static int run_all(BatchObject *self, const int64_t *actions, const uint64_t *se
         jobs[t] = (work){self, t, self->n * t / T, self->n * (t + 1) / T, actions, seeds, -1, 0};
     Py_BEGIN_ALLOW_THREADS
 #ifndef _WIN32
-    struct pool *pool = self->pool;
+        struct pool *pool = self->pool;
     int helpers = pool != NULL && pool->owner == getpid() ? pool->count : 0;
     if (helpers > T - 1) helpers = T - 1;
     if (helpers > 0) {
@@ -330,10 +329,9 @@ static int run_all(BatchObject *self, const int64_t *actions, const uint64_t *se
         for (int t = 1; t <= helpers; t++) jobs[t] = pool->jobs[t];
     }
 #else
-    for (int t = 0; t < T; t++) run(&jobs[t]);
+        for (int t = 0; t < T; t++) run(&jobs[t]);
 #endif
-    Py_END_ALLOW_THREADS
-    for (int t = 0; t < T; t++) {
+    Py_END_ALLOW_THREADS for (int t = 0; t < T; t++) {
         if (jobs[t].failed < 0) continue;
         self->broken = 1;
         if (!tt_service_raise(&self->ctx[t]))
@@ -375,8 +373,8 @@ static PyObject *Batch_step(BatchObject *self, PyObject *arg) {
         const tt_table_env *t = &self->tables[i];
         if (t->over) continue;
         if (a[i] < 0 || a[i] >= TT_ACTIONS || !t->legal[a[i]]) {
-            PyErr_Format(PyExc_ValueError, "table %zd: action %lld is not legal for seat %d now",
-                         i, (long long)a[i], t->game.current);
+            PyErr_Format(PyExc_ValueError, "table %zd: action %lld is not legal for seat %d now", i,
+                         (long long)a[i], t->game.current);
             PyBuffer_Release(&actions);
             return NULL;
         }
@@ -415,8 +413,15 @@ static PyTypeObject BatchType = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "tt_env.vector._cbatch", "Every table stepped in one call.", -1, NULL,
-    NULL, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT,
+    "tt_env.vector._cbatch",
+    "Every table stepped in one call.",
+    -1,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
 };
 
 PyMODINIT_FUNC PyInit__cbatch(void) {

@@ -18,11 +18,11 @@ typedef struct {
 
 typedef struct {
     tt_game game;
-    tt_game ended;    /* the game as the round that ended last left it */
-    tt_rng seeds;     /* the seeds of the games after the first (the AEC env's _seed_rng) */
+    tt_game ended;            /* the game as the round that ended last left it */
+    tt_rng seeds;             /* the seeds of the games after the first (the AEC env's _seed_rng) */
     int8_t legal[TT_ACTIONS]; /* the legal mask of the position as last written */
-    int over;         /* the episode has ended; the next step starts the next one */
-    int round_played; /* the episode that ended was a round (episode="round") */
+    int over;                 /* the episode has ended; the next step starts the next one */
+    int round_played;         /* the episode that ended was a round (episode="round") */
 } tt_table_env;
 
 /* reset(seed=seed) of the AEC env. */

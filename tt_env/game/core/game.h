@@ -34,13 +34,18 @@
 #define TT_MAX_SEATS 8
 #define TT_MAX_ROUNDS 32
 #define TT_DECK_MAX (12 * 56) /* 12 decks of 52 cards and 4 jokers */
-#define TT_MAX_TABLE 128       /* melds on the table in one round */
+#define TT_MAX_TABLE 128      /* melds on the table in one round */
 
 /* The phases of tt_env.game.moves.Phase. */
 enum tt_phase { TT_DRAW = 0, TT_DISCARD = 1, TT_GAME_OVER = 2, TT_ROUND_OVER = 3 };
 
 /* How a round ended (RoundResult.ended_by). */
-enum tt_ended_by { TT_NOT_ENDED = 0, TT_ENDED_OUT = 1, TT_ENDED_TURN_CAP = 2, TT_ENDED_NO_CARDS = 3 };
+enum tt_ended_by {
+    TT_NOT_ENDED = 0,
+    TT_ENDED_OUT = 1,
+    TT_ENDED_TURN_CAP = 2,
+    TT_ENDED_NO_CARDS = 3
+};
 
 /* What the engine refuses. */
 enum tt_error {
@@ -94,7 +99,7 @@ typedef struct {
     int nlaid_off;
     uint8_t laid_off_card[TT_DECK_MAX];
     uint8_t laid_off_onto[TT_DECK_MAX]; /* index of the table meld */
-    tt_shape table_shape[TT_MAX_TABLE];  /* every table meld after the lay-offs */
+    tt_shape table_shape[TT_MAX_TABLE]; /* every table meld after the lay-offs */
     tt_melds own;
     int64_t points;
 } tt_redemption;
@@ -376,8 +381,8 @@ static void tt_rebuild_stock(tt_game *g) {
     g->npile = 1;
 }
 
-static int tt_discard(tt_game *g, const tt_solver_service *svc, int seat, int card,
-                      int going_out, tt_redemption *scratch) {
+static int tt_discard(tt_game *g, const tt_solver_service *svc, int seat, int card, int going_out,
+                      tt_redemption *scratch) {
     const tt_rules *R = g->rules;
     int valid_out = 0;
     if (going_out) {
@@ -434,8 +439,8 @@ static int tt_discard(tt_game *g, const tt_solver_service *svc, int seat, int ca
 /* Play `action` for the seat to move, `mask` being the legal mask of the game as it stands
    (tt_legal_mask). TT_ILLEGAL leaves the game as it was; TT_SOLVER or TT_FULL mid-move leave it
    undefined (the caller discards the game). `scratch` is the caller's (a redemption is large). */
-static int tt_apply_masked(tt_game *g, const tt_solver_service *svc, int action,
-                           const int8_t *mask, tt_redemption *scratch) {
+static int tt_apply_masked(tt_game *g, const tt_solver_service *svc, int action, const int8_t *mask,
+                           tt_redemption *scratch) {
     if (action < 0 || action >= TT_ACTIONS || !mask[action]) return TT_ILLEGAL;
     const int seat = g->current;
     g->last_rebuilt = g->last_went_out = g->last_false_out = g->last_laid = 0;
@@ -468,7 +473,8 @@ static int tt_apply_masked(tt_game *g, const tt_solver_service *svc, int action,
 }
 
 /* tt_apply_masked() with the mask computed here. */
-static int tt_apply(tt_game *g, const tt_solver_service *svc, int action, tt_redemption *scratch) {
+static inline int tt_apply(tt_game *g, const tt_solver_service *svc, int action,
+                           tt_redemption *scratch) {
     int8_t mask[TT_ACTIONS];
     int legal = tt_legal_mask(g, svc, mask);
     if (legal < 0) return legal;

@@ -97,19 +97,19 @@ static PyObject *Tables_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     return (PyObject *)self;
 }
 
-static PyObject *Tables_get_entries(TablesObject *self, void *closure) {
+static PyObject *Tables_get_entries(TablesObject *self, void *Py_UNUSED(closure)) {
     return PyLong_FromLongLong(self->tab.mkeys[self->tab.slots]);
 }
 
-static PyObject *Tables_get_slots(TablesObject *self, void *closure) {
+static PyObject *Tables_get_slots(TablesObject *self, void *Py_UNUSED(closure)) {
     return PyLong_FromLongLong(self->tab.slots);
 }
 
-static PyObject *Tables_get_top(TablesObject *self, void *closure) {
+static PyObject *Tables_get_top(TablesObject *self, void *Py_UNUSED(closure)) {
     return PyLong_FromLongLong(self->top);
 }
 
-static PyObject *Tables_get_natural(TablesObject *self, void *closure) {
+static PyObject *Tables_get_natural(TablesObject *self, void *Py_UNUSED(closure)) {
     PyObject *out = PyTuple_New(13);
     if (out == NULL) return NULL;
     for (int p = 0; p < 13; p++) PyTuple_SET_ITEM(out, p, PyLong_FromLongLong(self->natural[p]));
@@ -132,8 +132,7 @@ static PyObject *Tables_row(TablesObject *self, PyObject *args) {
 
 static PyGetSetDef Tables_getset[] = {
     {"entries", (getter)Tables_get_entries, NULL, "suits with several copies in the memo", NULL},
-    {"slots", (getter)Tables_get_slots, NULL, "the memo's slots (it empties when half full)",
-     NULL},
+    {"slots", (getter)Tables_get_slots, NULL, "the memo's slots (it empties when half full)", NULL},
     {"top", (getter)Tables_get_top, NULL, "the highest position: 13, or 14 with aces high", NULL},
     {"natural", (getter)Tables_get_natural, NULL, "the natural cards' penalties, by rank", NULL},
     {NULL}};
@@ -158,8 +157,8 @@ static PyTypeObject TablesType = {
 
 /* -------------------------------------------------------------------------------- Kernel */
 static void Kernel_release(tt_KernelObject *self) {
-    Py_buffer *views[] = {&self->par, &self->ws, &self->out53, &self->dv53, &self->cards,
-                          &self->keys};
+    Py_buffer *views[] = {&self->par,  &self->ws,    &self->out53,
+                          &self->dv53, &self->cards, &self->keys};
     for (size_t i = 0; i < sizeof views / sizeof *views; i++)
         if (views[i]->obj != NULL) PyBuffer_Release(views[i]);
 }
@@ -299,8 +298,7 @@ static PyObject *Kernel_discard_values(tt_KernelObject *self, PyObject *const *a
 }
 
 /* after_draw(counts, weights): tt_after_draw_values into out53 and dv53. */
-static PyObject *Kernel_after_draw(tt_KernelObject *self, PyObject *const *args,
-                                   Py_ssize_t nargs) {
+static PyObject *Kernel_after_draw(tt_KernelObject *self, PyObject *const *args, Py_ssize_t nargs) {
     if (check_nargs(nargs, 2, "after_draw") < 0) return NULL;
     if (get_counts(args[0], self->counts, "counts") < 0) return NULL;
     Py_buffer weights;
@@ -348,16 +346,16 @@ static PyObject *Kernel_go_out(tt_KernelObject *self, PyObject *const *args, Py_
     return PyLong_FromLongLong(tt_go_out(&self->s, self->counts, self->out53.buf));
 }
 
-static PyObject *Kernel_get_w(tt_KernelObject *self, void *closure) {
+static PyObject *Kernel_get_w(tt_KernelObject *self, void *Py_UNUSED(closure)) {
     return PyLong_FromLongLong(self->s.w);
 }
 
-static PyObject *Kernel_get_tables(tt_KernelObject *self, void *closure) {
+static PyObject *Kernel_get_tables(tt_KernelObject *self, void *Py_UNUSED(closure)) {
     Py_INCREF(self->tables);
     return self->tables;
 }
 
-static PyObject *Kernel_reduce(PyObject *self, PyObject *unused) {
+static PyObject *Kernel_reduce(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(args)) {
     PyErr_SetString(PyExc_TypeError,
                     "a compiled solver kernel does not pickle (it is rebuilt on first use)");
     return NULL;
@@ -409,9 +407,9 @@ static const struct {
     const char *name;
     size_t offset, size, columns;
 } WS_FIELDS[] = {
-    {WS_FIELD(md), 0},        {WS_FIELD(unsure), 0}, {WS_FIELD(nsets), 0},
-    {WS_FIELD(set_wilds), 0}, {WS_FIELD(all_nat), 0}, {WS_FIELD(cards), 0},
-    {WS_FIELD(ndead), 0},     {WS_FIELD(sets), 2},    {WS_FIELD(suits), 2},
+    {WS_FIELD(md), 0},        {WS_FIELD(unsure), 0},     {WS_FIELD(nsets), 0},
+    {WS_FIELD(set_wilds), 0}, {WS_FIELD(all_nat), 0},    {WS_FIELD(cards), 0},
+    {WS_FIELD(ndead), 0},     {WS_FIELD(sets), 2},       {WS_FIELD(suits), 2},
     {WS_FIELD(dead), 1},      {WS_FIELD(dead_codes), 1},
 };
 

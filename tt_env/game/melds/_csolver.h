@@ -16,10 +16,10 @@
 
 typedef struct {
     PyObject_HEAD
-    tt_solver s;        /* its configuration; s.tab points into `tables` */
-    PyObject *tables;   /* the Tables object that owns the suit tables and the memo */
-    Py_buffer par;      /* the arrays of Python's that the kernel reads and writes */
-    Py_buffer ws;       /* s.ws: the workspace (tt_workspace), an int64 array of TT_WS_SIZE */
+    tt_solver s;      /* its configuration; s.tab points into `tables` */
+    PyObject *tables; /* the Tables object that owns the suit tables and the memo */
+    Py_buffer par;    /* the arrays of Python's that the kernel reads and writes */
+    Py_buffer ws;     /* s.ws: the workspace (tt_workspace), an int64 array of TT_WS_SIZE */
     Py_buffer out53;
     Py_buffer dv53;
     Py_buffer cards;
@@ -52,7 +52,7 @@ static PyTypeObject *tt_kernel_type(void) {
 
 /* The Kernel object `o` (a new reference is not taken: the caller keeps `o`), or NULL with a
    TypeError naming `what` when `o` is not a solver Kernel. */
-static tt_KernelObject *tt_kernel_of(PyObject *o, const char *what) {
+static inline tt_KernelObject *tt_kernel_of(PyObject *o, const char *what) {
     PyTypeObject *type = tt_kernel_type();
     if (type == NULL) return NULL;
     if (!PyObject_TypeCheck(o, type)) {

@@ -34,15 +34,15 @@
 #ifndef TT_SOLVER_H
 #define TT_SOLVER_H
 
+#include "solver/arrange.h"
 #include "solver/basics.h"
-#include "solver/workspace.h"
-#include "solver/tables.h"
 #include "solver/convolve.h"
-#include "solver/evaluate_one.h"
-#include "solver/evaluate.h"
 #include "solver/discard.h"
 #include "solver/draws.h"
-#include "solver/arrange.h"
+#include "solver/evaluate.h"
+#include "solver/evaluate_one.h"
 #include "solver/go_out.h"
+#include "solver/tables.h"
+#include "solver/workspace.h"
 
 #endif /* TT_SOLVER_H */

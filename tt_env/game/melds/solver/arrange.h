@@ -89,8 +89,7 @@ static int64_t tt_suit_runs_one(const tt_solver *S, int64_t m, int64_t d, int64_
 /* The runs of one suit's best arrangement at budget d (as tt_evaluate() chose it):
    out[at + 3r .. at + 3r + 2] = (natural positions as bits 0..13 for positions 1..14, wilds
    needed, naturals); returns the number of runs (ws->rows[3]: scratch rows). */
-static int64_t tt_suit_runs(const tt_solver *S, int64_t code, int64_t d, int64_t *out,
-                            int64_t at) {
+static int64_t tt_suit_runs(const tt_solver *S, int64_t code, int64_t d, int64_t *out, int64_t at) {
     d = tt_min(d, TT_NB - 1);
     if ((code & TT_HI_FIELDS) == 0) return tt_suit_runs_one(S, tt_mask_of(code), d, out, at);
     const int64_t *par = S->par;
@@ -172,8 +171,8 @@ typedef struct {
    the spare ones to the first set, else to the runs while they have room (the kernel checked
    they have). Without one, the wild cards meld alone when they can (a set of the wild rank, or
    jokers only with all_wild_melds) or are deadwood. */
-static tt_arrangement tt_arrange(const tt_solver *S, const uint8_t *counts, uint8_t *out,
-                                 int64_t *keys) {
+static inline tt_arrangement tt_arrange(const tt_solver *S, const uint8_t *counts, uint8_t *out,
+                                        int64_t *keys) {
     const tt_arrangement refused = {0, 0, 0, TT_NOT_CERTIFIED};
     const int64_t *par = S->par;
     tt_workspace *ws = S->ws;
@@ -184,7 +183,7 @@ static tt_arrangement tt_arrange(const tt_solver *S, const uint8_t *counts, uint
     int64_t top = par[TT_P_TOP];
     int64_t J = counts[52];
     int64_t M = (int64_t)counts[w] + counts[13 + w] + counts[26 + w] + counts[39 + w];
-    int64_t W = J + M; /* at most TT_MAX_WILDS: tt_evaluate() answered */
+    int64_t W = J + M;                  /* at most TT_MAX_WILDS: tt_evaluate() answered */
     int64_t *wilds = ws->arrange_wilds; /* jokers first, then the wild-rank cards */
     int64_t i = 0;
     for (int64_t n = 0; n < J; n++) wilds[i++] = 52;
@@ -224,7 +223,8 @@ static tt_arrangement tt_arrange(const tt_solver *S, const uint8_t *counts, uint
         int64_t take = ws->sets[k][1];
         int64_t start = pos;
         for (int s = 0; s < 4; s++)
-            for (int64_t n = 0; n < ((take >> (3 * s)) & 7); n++) out[pos++] = (uint8_t)(s * 13 + p);
+            for (int64_t n = 0; n < ((take >> (3 * s)) & 7); n++)
+                out[pos++] = (uint8_t)(s * 13 + p);
         int64_t need = tt_max(0, 3 - (pos - start));
         for (int64_t n = 0; n < need; n++) out[pos++] = (uint8_t)wilds[used++];
         if (k == 0) first_size = pos;
@@ -282,8 +282,8 @@ static tt_arrangement tt_arrange(const tt_solver *S, const uint8_t *counts, uint
                 out[pos] = (uint8_t)c;
                 j++;
                 /* a wild-rank card of this suit in its own place is natural there */
-                int natural =
-                    c != 52 && c / 13 == s && (c % 13 + 1 == q || (c % 13 == 0 && q == 14));
+                int natural = c != 52 && c / 13 == s &&
+                              (c % 13 + 1 == q || (c % 13 == 0 && q == 14));
                 if (!natural) nwild++;
             }
             pos++;

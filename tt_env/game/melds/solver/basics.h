@@ -35,9 +35,9 @@ typedef enum {
 
 /* The answers that are no penalty (every penalty is >= 0). */
 #define TT_NOT_CERTIFIED (-1) /* the kernel cannot certify it: the exact search in Python decides */
-#define TT_NOT_LEAN (-2)   /* tt_evaluate_one() does not take the hand: tt_evaluate() does */
-#define TT_NOT_HELD (-2)   /* tt_discard_values(): an entry of a kind the hand does not hold */
-#define TT_TOO_MANY (-3)   /* more cards than the kernel takes (TT_MAX_CARDS, or TT_MAX_HAND) */
+#define TT_NOT_LEAN (-2)      /* tt_evaluate_one() does not take the hand: tt_evaluate() does */
+#define TT_NOT_HELD (-2)      /* tt_discard_values(): an entry of a kind the hand does not hold */
+#define TT_TOO_MANY (-3)      /* more cards than the kernel takes (TT_MAX_CARDS, or TT_MAX_HAND) */
 
 /* arrange(): the sizes of its output buffers (cards, meld keys, runs). */
 #define TT_ARRANGE_CARDS 64
@@ -76,31 +76,32 @@ static inline int tt_better(int64_t v, int64_t md, int64_t bv, int64_t bmd) {
 
 /* TT_FIELD_MASK[x]: the 4-bit mask of the non-zero 3-bit fields of a 12-bit x (a table built
    by the preprocessor, so that no module has to fill it at load). */
-#define TT_F(x) (((x) & 7) != 0) | ((((x) >> 3) & 7) != 0) << 1 | ((((x) >> 6) & 7) != 0) << 2 \
-    | ((((x) >> 9) & 7) != 0) << 3
+#define TT_F(x)                                                                    \
+    (((x)&7) != 0) | ((((x) >> 3) & 7) != 0) << 1 | ((((x) >> 6) & 7) != 0) << 2 | \
+        ((((x) >> 9) & 7) != 0) << 3
 #define TT_F4(x) TT_F(x), TT_F((x) + 1), TT_F((x) + 2), TT_F((x) + 3)
 #define TT_F16(x) TT_F4(x), TT_F4((x) + 4), TT_F4((x) + 8), TT_F4((x) + 12)
 #define TT_F64(x) TT_F16(x), TT_F16((x) + 16), TT_F16((x) + 32), TT_F16((x) + 48)
 #define TT_F256(x) TT_F64(x), TT_F64((x) + 64), TT_F64((x) + 128), TT_F64((x) + 192)
 #define TT_F1024(x) TT_F256(x), TT_F256((x) + 256), TT_F256((x) + 512), TT_F256((x) + 768)
-static const uint8_t TT_FIELD_MASK[4096] = {
-    TT_F1024(0), TT_F1024(1024), TT_F1024(2048), TT_F1024(3072)};
+static const uint8_t TT_FIELD_MASK[4096] = {TT_F1024(0), TT_F1024(1024), TT_F1024(2048),
+                                            TT_F1024(3072)};
 
 /* TT_FIELD_CODE[x]: the 3-bit count fields (one each) of the 4-bit mask x (a set's take too). */
-static const int64_t TT_FIELD_CODE[16] = {
-    0x000, 0x001, 0x008, 0x009, 0x040, 0x041, 0x048, 0x049,
-    0x200, 0x201, 0x208, 0x209, 0x240, 0x241, 0x248, 0x249};
+static const int64_t TT_FIELD_CODE[16] = {0x000, 0x001, 0x008, 0x009, 0x040, 0x041, 0x048, 0x049,
+                                          0x200, 0x201, 0x208, 0x209, 0x240, 0x241, 0x248, 0x249};
 
 /* The 13-bit mask of the positions a suit's code holds (four fields per table read). */
 static inline int64_t tt_mask_of(int64_t code) {
-    return (int64_t)TT_FIELD_MASK[code & 0xFFF] | (int64_t)TT_FIELD_MASK[(code >> 12) & 0xFFF] << 4
-           | (int64_t)TT_FIELD_MASK[(code >> 24) & 0xFFF] << 8 | (((code >> 36) & 7) ? 4096 : 0);
+    return (int64_t)TT_FIELD_MASK[code & 0xFFF] |
+           (int64_t)TT_FIELD_MASK[(code >> 12) & 0xFFF] << 4 |
+           (int64_t)TT_FIELD_MASK[(code >> 24) & 0xFFF] << 8 | (((code >> 36) & 7) ? 4096 : 0);
 }
 
 /* The code (3-bit counts) of a 13-bit mask (four positions per table read). */
 static inline int64_t tt_code_of(int64_t mask) {
-    return TT_FIELD_CODE[mask & 15] | TT_FIELD_CODE[(mask >> 4) & 15] << 12
-           | TT_FIELD_CODE[(mask >> 8) & 15] << 24 | TT_FIELD_CODE[(mask >> 12) & 1] << 36;
+    return TT_FIELD_CODE[mask & 15] | TT_FIELD_CODE[(mask >> 4) & 15] << 12 |
+           TT_FIELD_CODE[(mask >> 8) & 15] << 24 | TT_FIELD_CODE[(mask >> 12) & 1] << 36;
 }
 
 /* Bits set in a 13-bit mask. */
@@ -110,7 +111,7 @@ static inline int64_t tt_popcount13(int64_t x) { return tt_popcount((uint64_t)x)
 static inline int64_t tt_field(int64_t code, int64_t p) { return (code >> (3 * p)) & 7; }
 
 /* The tables' rows: TT[mask][row][d], row 0 T, 1 MD, 2 DW, 3 G. */
-#define TT_ROW(TT, mask, row) ((TT) + ((int64_t)(mask) * 4 + (row)) * TT_NB)
+#define TT_ROW(TT, mask, row) ((TT) + ((int64_t)(mask)*4 + (row)) * TT_NB)
 
 /* ------------------------------------------------------------------------------ the hand */
 /* The number of cards of a hand (53 counts). */

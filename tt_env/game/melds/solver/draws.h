@@ -241,8 +241,8 @@ static int64_t tt_draws_at_once(const tt_solver *S, const uint8_t *base, const i
                 tt_leaf_rows(S, lc, multi, rT, rG, dropping, sv, smd, sdw);
                 if (jb >= 0) {
                     /* x in the set: the rows are base's less the set's cards, whatever x is */
-                    tt_vec3((const int64_t(*)[TT_NB])rT, (const int64_t(*)[TT_NB])rG, dropping,
-                            -1, B, P[0], Q[0], t1, t2);
+                    tt_vec3((const int64_t(*)[TT_NB])rT, (const int64_t(*)[TT_NB])rG, dropping, -1,
+                            B, P[0], Q[0], t1, t2);
                     int64_t v = dropping ? Q[0][B] : P[0][B];
                     for (int64_t i = 0; i < nx; i++) {
                         int64_t x = xs[i];
@@ -253,8 +253,8 @@ static int64_t tt_draws_at_once(const tt_solver *S, const uint8_t *base, const i
                     }
                 } else {
                     for (int s = 0; s < 4; s++)
-                        tt_vec3((const int64_t(*)[TT_NB])rT, (const int64_t(*)[TT_NB])rG,
-                                dropping, s, B, P[s], Q[s], t1, t2);
+                        tt_vec3((const int64_t(*)[TT_NB])rT, (const int64_t(*)[TT_NB])rG, dropping,
+                                s, B, P[s], Q[s], t1, t2);
                     for (int64_t i = 0; i < nx; i++) {
                         int64_t x = xs[i];
                         int64_t s = x / 13, p = x % 13;
@@ -337,8 +337,8 @@ static int64_t tt_draws_at_once(const tt_solver *S, const uint8_t *base, const i
    b's best discard, or throw it back. For the others one search finds the best natural card
    to drop from b + x (tt_evaluate(), TT_LESS_BEST_DROP); each wild kind held is tried as a
    discard on its own. */
-static int64_t tt_after_draw_values(const tt_solver *S, const uint8_t *b, const int64_t *weights,
-                                    int64_t *out, int64_t *dv) {
+static inline int64_t tt_after_draw_values(const tt_solver *S, const uint8_t *b,
+                                           const int64_t *weights, int64_t *out, int64_t *dv) {
     const int64_t *par = S->par;
     const int64_t w = S->w;
     int64_t value = tt_discard_values(S, b, dv);

@@ -125,11 +125,11 @@ static int64_t tt_evaluate(const tt_solver *S, const uint8_t *counts, int mode) 
     int64_t minsize = W > 0 ? 2 : 3;
     int64_t *ranks = sc->ranks, *nopt = sc->nopt, *idx = sc->idx, *best_idx = sc->best_idx;
     int64_t *bound = sc->bound, *futmax = sc->futmax, *stD = sc->wilds, *stS = sc->points;
-    int64_t (*stC)[4] = sc->level_codes; /* stC[j][s]: suit s's code at depth j */
-    int64_t (*stM)[4] = sc->level_masks; /* the same as a 13-bit mask (one copy per card) */
-    int64_t (*optD)[TT_MAX_OPTIONS] = sc->opt_wilds; /* optD[j][o]: option o of rank j */
-    int64_t (*optS)[TT_MAX_OPTIONS] = sc->opt_points;
-    int64_t (*optT)[TT_MAX_OPTIONS] = sc->opt_take;
+    int64_t(*stC)[4] = sc->level_codes; /* stC[j][s]: suit s's code at depth j */
+    int64_t(*stM)[4] = sc->level_masks; /* the same as a 13-bit mask (one copy per card) */
+    int64_t(*optD)[TT_MAX_OPTIONS] = sc->opt_wilds; /* optD[j][o]: option o of rank j */
+    int64_t(*optS)[TT_MAX_OPTIONS] = sc->opt_points;
+    int64_t(*optT)[TT_MAX_OPTIONS] = sc->opt_take;
     int64_t nr = 0;
     for (int64_t p = 0; p < 13; p++) {
         if (p == w) continue;
@@ -161,7 +161,8 @@ static int64_t tt_evaluate(const tt_solver *S, const uint8_t *counts, int mode) 
     if (nr) {
         /* the bound: the suits as they are, at every budget (one convolution) */
         if (drop) {
-            for (int64_t b = 0; b <= W; b++) bound[b] = tt_conv_drop(Vc, Gc, b, acc, accmd, tmp, tmpmd);
+            for (int64_t b = 0; b <= W; b++)
+                bound[b] = tt_conv_drop(Vc, Gc, b, acc, accmd, tmp, tmpmd);
         } else if (multi || lex) {
             tt_conv64(V[0], V[1], V[2], V[3], W, bound, 1);
         } else {
@@ -217,7 +218,8 @@ static int64_t tt_evaluate(const tt_solver *S, const uint8_t *counts, int mode) 
             if (sp == 0 || bound[W - D] - sp + slack > best) continue; /* no set, or hopeless */
             int64_t *leafC = stC[nr], *leafM = stM[nr];
             if (mode == TT_POINTS && !multi) {
-                int64_t v = tt_conv_masks(TT, leafM[0], leafM[1], leafM[2], leafM[3], W - D, acc, 0);
+                int64_t v = tt_conv_masks(TT, leafM[0], leafM[1], leafM[2], leafM[3], W - D, acc,
+                                          0);
                 if (v < best) {
                     best = v;
                     best_has_set = 1;
@@ -249,8 +251,8 @@ static int64_t tt_evaluate(const tt_solver *S, const uint8_t *counts, int mode) 
                 v = tt_conv_drop(Vc + 4, Gc + 4, W - D, acc, accmd, tmp, tmpmd);
                 win = v < best;
             } else if (lex) {
-                v = tt_conv_lex64(V[4], V[5], V[6], V[7], MDr[4], MDr[5], MDr[6], MDr[7], W - D, acc,
-                                  accmd, tmp, tmpmd, alloc);
+                v = tt_conv_lex64(V[4], V[5], V[6], V[7], MDr[4], MDr[5], MDr[6], MDr[7], W - D,
+                                  acc, accmd, tmp, tmpmd, alloc);
                 md = accmd[W - D];
                 win = tt_better(v, md, best, best_md);
             } else {

@@ -28,10 +28,37 @@ static const int8_t TT_OPT_COUNT[2][16] = {
     {1, 1, 1, 2, 1, 2, 2, 5, 1, 2, 2, 5, 2, 5, 5, 12},
 };
 static const int8_t TT_OPT_TAKE[2][16][12] = {
-    {{0}, {0}, {0}, {0}, {0}, {0}, {0}, {0, 7}, {0}, {0}, {0}, {0, 11}, {0}, {0, 13}, {0, 14},
+    {{0},
+     {0},
+     {0},
+     {0},
+     {0},
+     {0},
+     {0},
+     {0, 7},
+     {0},
+     {0},
+     {0},
+     {0, 11},
+     {0},
+     {0, 13},
+     {0, 14},
      {0, 14, 13, 11, 7, 15}},
-    {{0}, {0}, {0}, {0, 3}, {0}, {0, 5}, {0, 6}, {0, 6, 5, 3, 7}, {0}, {0, 9}, {0, 10},
-     {0, 10, 9, 3, 11}, {0, 12}, {0, 12, 9, 5, 13}, {0, 12, 10, 6, 14},
+    {{0},
+     {0},
+     {0},
+     {0, 3},
+     {0},
+     {0, 5},
+     {0, 6},
+     {0, 6, 5, 3, 7},
+     {0},
+     {0, 9},
+     {0, 10},
+     {0, 10, 9, 3, 11},
+     {0, 12},
+     {0, 12, 9, 5, 13},
+     {0, 12, 10, 6, 14},
      {0, 12, 10, 6, 14, 9, 5, 13, 3, 11, 7, 15}},
 };
 static const int8_t TT_OPT_WILDS[16] = {0, 2, 2, 1, 2, 1, 1, 0, 2, 1, 1, 0, 1, 0, 0, 0};
@@ -40,19 +67,19 @@ static const int8_t TT_TAKE_SIZE[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3
 /* tt_conv16 of the rows of four suit masks, in place in acc. */
 static inline int64_t tt_conv_masks(const int16_t *TT, int64_t m0, int64_t m1, int64_t m2,
                                     int64_t m3, int64_t b, int64_t *acc, int every) {
-    return tt_conv16(TT_ROW(TT, m0, 0), TT_ROW(TT, m1, 0), TT_ROW(TT, m2, 0), TT_ROW(TT, m3, 0),
-                     b, acc, every);
+    return tt_conv16(TT_ROW(TT, m0, 0), TT_ROW(TT, m1, 0), TT_ROW(TT, m2, 0), TT_ROW(TT, m3, 0), b,
+                     acc, every);
 }
 
 /* tt_conv_lex16 of the four suit masks m at b wilds: the points, and the costliest deadwood
    card in *md; the wilds of each suit in sc->alloc. */
-static inline int64_t tt_conv_lex_masks(const int16_t *TT, tt_search_scratch *sc,
-                                        const int64_t *m, int64_t b, int64_t *md) {
+static inline int64_t tt_conv_lex_masks(const int16_t *TT, tt_search_scratch *sc, const int64_t *m,
+                                        int64_t b, int64_t *md) {
     int64_t m0 = m[0], m1 = m[1], m2 = m[2], m3 = m[3];
     int64_t v = tt_conv_lex16(TT_ROW(TT, m0, 0), TT_ROW(TT, m1, 0), TT_ROW(TT, m2, 0),
                               TT_ROW(TT, m3, 0), TT_ROW(TT, m0, 1), TT_ROW(TT, m1, 1),
-                              TT_ROW(TT, m2, 1), TT_ROW(TT, m3, 1), b, sc->acc, sc->accmd,
-                              sc->tmp, sc->tmpmd, sc->alloc);
+                              TT_ROW(TT, m2, 1), TT_ROW(TT, m3, 1), b, sc->acc, sc->accmd, sc->tmp,
+                              sc->tmpmd, sc->alloc);
     *md = sc->accmd[b];
     return v;
 }
@@ -61,8 +88,7 @@ static inline int64_t tt_conv_lex_masks(const int16_t *TT, tt_search_scratch *sc
    most one copy of each natural card, with the same results (the same arrangement among
    equals: the same options in the same order, the same bounds); TT_NOT_LEAN for any other
    hand (the caller runs tt_evaluate()), TT_TOO_MANY for a hand of more than limit cards. */
-static int64_t tt_evaluate_one(const tt_solver *S, const uint8_t *counts, int64_t limit,
-                               int mode) {
+static int64_t tt_evaluate_one(const tt_solver *S, const uint8_t *counts, int64_t limit, int mode) {
     const int64_t *par = S->par;
     const int16_t *TT = S->tab->TT;
     tt_workspace *ws = S->ws;
@@ -104,8 +130,8 @@ static int64_t tt_evaluate_one(const tt_solver *S, const uint8_t *counts, int64_
         int64_t p = tt_tz((uint64_t)ranks);
         ranks &= ranks - 1;
         sc->ranks[nr] = p;
-        sc->held[nr] = ((m0 >> p) & 1) | ((m1 >> p) & 1) << 1 | ((m2 >> p) & 1) << 2
-                       | ((m3 >> p) & 1) << 3;
+        sc->held[nr] = ((m0 >> p) & 1) | ((m1 >> p) & 1) << 1 | ((m2 >> p) & 1) << 2 |
+                       ((m3 >> p) & 1) << 3;
         nr++;
     }
     int64_t best, best_md = 0;

@@ -13,7 +13,7 @@
    at least V - pen(k) (an arrangement of the rest, with k added back as deadwood, is one of
    the hand), so when V exceeds the penalty of every card held, no discard goes out. Otherwise
    every discard is valued (tt_discard_values). */
-static int64_t tt_go_out(const tt_solver *S, const uint8_t *counts, int64_t *out) {
+static inline int64_t tt_go_out(const tt_solver *S, const uint8_t *counts, int64_t *out) {
     const int64_t *par = S->par;
     int64_t most = 0;
     for (int k = 0; k < 53; k++)

@@ -37,7 +37,7 @@ static inline void tt_run_span(int64_t i, int64_t h, int64_t sub, int64_t *low, 
 }
 
 /* Fill the four rows T, MD, DW, G of every 13-bit mask (see the top of this file). */
-static void tt_build_suit_tables(const int64_t *pen13, int64_t top, int16_t *TT) {
+static inline void tt_build_suit_tables(const int64_t *pen13, int64_t top, int16_t *TT) {
     for (int64_t d = 0; d < TT_NB; d++) {
         TT_ROW(TT, 0, 0)[d] = 0;
         TT_ROW(TT, 0, 1)[d] = -1; /* no deadwood */
@@ -202,8 +202,8 @@ static void tt_suit_row(const tt_solver *S, int64_t code, int64_t *out, int64_t 
 
 /* One suit's drop row: out[d], the fewest points of the suit less one of its cards (the best
    one to drop) with d wilds; TT_INF for an empty suit. tv, tmd, tdw: scratch rows. */
-static void tt_drop_row(const tt_solver *S, int64_t code, int64_t *out, int64_t *tv,
-                        int64_t *tmd, int64_t *tdw) {
+static void tt_drop_row(const tt_solver *S, int64_t code, int64_t *out, int64_t *tv, int64_t *tmd,
+                        int64_t *tdw) {
     if ((code & TT_HI_FIELDS) == 0) {
         const int16_t *G = TT_ROW(S->tab->TT, tt_mask_of(code), 3);
         for (int64_t d = 0; d < TT_NB; d++) out[d] = G[d];

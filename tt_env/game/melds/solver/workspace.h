@@ -10,11 +10,11 @@
 /* The suit tables of one penalty table (top and the 13 natural penalties), and the memo of
    the suits with several copies of a card. Several configurations share them. */
 typedef struct {
-    int16_t *TT;     /* [TT_MASKS][4][TT_NB]: T, MD, DW, G */
-    int64_t *mkeys;  /* [slots + 1]: the memo's keys (-1 free); the last counts the entries */
-    int16_t *mv;     /* [2][slots][TT_NB]: values, costliest deadwood */
-    int64_t *mdw;    /* [slots][TT_NB]: deadwood codes */
-    int64_t slots;   /* a power of two, 2 or more */
+    int16_t *TT;    /* [TT_MASKS][4][TT_NB]: T, MD, DW, G */
+    int64_t *mkeys; /* [slots + 1]: the memo's keys (-1 free); the last counts the entries */
+    int16_t *mv;    /* [2][slots][TT_NB]: values, costliest deadwood */
+    int64_t *mdw;   /* [slots][TT_NB]: deadwood codes */
+    int64_t slots;  /* a power of two, 2 or more */
 } tt_tables;
 
 /* The scratch of the two searches (tt_evaluate(), tt_evaluate_one()): nothing in it outlives a
@@ -36,13 +36,13 @@ typedef struct {
     int64_t held[TT_SET_RANKS];  /* the suits each holds, 4 bits (lean search) */
     int64_t idx[TT_SET_RANKS];   /* the option tried, by depth */
     int64_t best_idx[TT_SET_RANKS]; /* the options of the best arrangement */
-    int64_t futmax[TT_LEVELS];   /* the most points the set ranks from j on can take */
-    int64_t wilds[TT_LEVELS];    /* the wilds the sets need, by level */
-    int64_t points[TT_LEVELS];   /* the points of the set cards, by level */
-    int64_t cur[TT_LEVELS];      /* the suits left for runs with the wilds left, by level (lean) */
+    int64_t futmax[TT_LEVELS];      /* the most points the set ranks from j on can take */
+    int64_t wilds[TT_LEVELS];       /* the wilds the sets need, by level */
+    int64_t points[TT_LEVELS];      /* the points of the set cards, by level */
+    int64_t cur[TT_LEVELS]; /* the suits left for runs with the wilds left, by level (lean) */
     int64_t level_codes[TT_LEVELS][4]; /* the suits left for runs, by level, as codes */
     int64_t level_masks[TT_LEVELS][4]; /* ... as 13-bit masks (one copy per card) */
-    int64_t fut[TT_LEVELS][16];  /* the points the set ranks from j on take by wilds (lean) */
+    int64_t fut[TT_LEVELS][16];        /* the points the set ranks from j on take by wilds (lean) */
     int64_t opt_wilds[TT_SET_RANKS][TT_MAX_OPTIONS];  /* option o of set rank j: wilds needed */
     int64_t opt_points[TT_SET_RANKS][TT_MAX_OPTIONS]; /* ... the points of its cards */
     int64_t opt_take[TT_SET_RANKS][TT_MAX_OPTIONS];   /* ... its take per suit (3-bit fields) */
@@ -67,10 +67,10 @@ typedef struct {
     int64_t dead[53];              /* the deadwood: 53 counts */
     int64_t dead_codes[4];         /* the natural deadwood of each suit, as a code */
     /* scratch */
-    tt_search_scratch search;      /* the searches' */
-    int64_t rows[4][8][TT_NB];     /* tt_evaluate()'s rows: points, costliest deadwood card,
+    tt_search_scratch search;              /* the searches' */
+    int64_t rows[4][8][TT_NB];             /* tt_evaluate()'s rows: points, costliest deadwood card,
                                       deadwood, drop; 0..3 the suits, 4..7 a leaf's */
-    int64_t less[53];              /* tt_discard_values(): the plan's deadwood */
+    int64_t less[53];                      /* tt_discard_values(): the plan's deadwood */
     int64_t arrange_wilds[TT_MAX_WILDS];   /* tt_arrange(): the wild cards to hand out */
     int64_t arrange_runs[TT_ARRANGE_RUNS]; /* tt_arrange(): (places, wilds, naturals) per run */
 } tt_workspace;
