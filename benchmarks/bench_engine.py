@@ -13,6 +13,7 @@ its own), with its ratio to the compiled batch:
 
     python benchmarks/bench_engine.py                      # 256 tables, 5 s a row
     python benchmarks/bench_engine.py --baseline ../old    # the Python tables of another checkout
+    python benchmarks/bench_engine.py --soak 100000000      # memory over 100M agent-steps
 """
 
 from __future__ import annotations
@@ -83,6 +84,35 @@ def rate_baseline(path: str, tables: int, seconds: float) -> float:
     return float(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
+def resident_mb() -> float:
+    """This process's resident memory, MB (Linux: /proc; elsewhere the peak, from resource)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+    except OSError:
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3
+
+
+def soak(tables: int, steps: int) -> None:
+    """Step the compiled batch ``steps`` agent-steps, printing the resident memory as it goes."""
+    from tt_env.vector.native import CompiledSelfPlay
+
+    batch = CompiledSelfPlay(tables)
+    batch.reset(0)
+    rng = np.random.default_rng(0)
+    done, start, report = 0, time.perf_counter(), steps // 10
+    print(f"soak: {tables} tables, {steps:,} agent-steps; resident memory")
+    print(f"  {0:>13,} steps  {resident_mb():8.1f} MB")
+    while done < steps:
+        batch.step(random_legal(batch.masks, rng))
+        done += tables
+        if done // report != (done - tables) // report:
+            print(f"  {done:>13,} steps  {resident_mb():8.1f} MB")
+    print(f"soak: {done / (time.perf_counter() - start):,.0f} agent-steps/s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=256, help="tables in each batch")
@@ -90,7 +120,13 @@ def main() -> None:
     parser.add_argument(
         "--baseline", default=None, help="a checkout whose SelfPlayVectorEnv to time instead"
     )
+    parser.add_argument(
+        "--soak", type=int, default=0, help="instead: step this many agent-steps, print memory"
+    )
     args = parser.parse_args()
+    if args.soak:
+        soak(args.tables, args.soak)
+        return
     from tt_env.vector.native import default_threads
 
     rows = [
