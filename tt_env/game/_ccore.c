@@ -242,21 +242,4 @@ static struct PyModuleDef module = {
     NULL,
 };
 
-PyMODINIT_FUNC PyInit__ccore(void) {
-    if (PyType_Ready(&CoreGameType) < 0) return NULL;
-    PyObject *m = PyModule_Create(&module);
-    if (m == NULL) return NULL;
-    PyObject *pieces = tt_piece_names();
-    if (pieces == NULL || PyModule_AddObject(m, "PIECES", pieces) < 0) {
-        Py_XDECREF(pieces);
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&CoreGameType);
-    if (PyModule_AddObject(m, "CoreGame", (PyObject *)&CoreGameType) < 0) {
-        Py_DECREF(&CoreGameType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
-}
+PyMODINIT_FUNC PyInit__ccore(void) { return tt_engine_module(&module, &CoreGameType, "CoreGame"); }

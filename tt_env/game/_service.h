@@ -377,4 +377,26 @@ static PyObject *tt_piece_names(void) {
                          "went_out", "score", "to_move", "dealer");
 }
 
+/* A module of the engine's bindings: `def` created, `type` added under `name`, and PIECES;
+   NULL with an exception. */
+static inline PyObject *tt_engine_module(struct PyModuleDef *def, PyTypeObject *type,
+                                         const char *name) {
+    if (PyType_Ready(type) < 0) return NULL;
+    PyObject *m = PyModule_Create(def);
+    if (m == NULL) return NULL;
+    PyObject *pieces = tt_piece_names();
+    if (pieces == NULL || PyModule_AddObject(m, "PIECES", pieces) < 0) {
+        Py_XDECREF(pieces);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(type);
+    if (PyModule_AddObject(m, name, (PyObject *)type) < 0) {
+        Py_DECREF(type);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
+
 #endif /* TT_GAME_SERVICE_H */

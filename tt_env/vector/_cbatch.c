@@ -424,21 +424,4 @@ static struct PyModuleDef module = {
     NULL,
 };
 
-PyMODINIT_FUNC PyInit__cbatch(void) {
-    if (PyType_Ready(&BatchType) < 0) return NULL;
-    PyObject *m = PyModule_Create(&module);
-    if (m == NULL) return NULL;
-    PyObject *pieces = tt_piece_names();
-    if (pieces == NULL || PyModule_AddObject(m, "PIECES", pieces) < 0) {
-        Py_XDECREF(pieces);
-        Py_DECREF(m);
-        return NULL;
-    }
-    Py_INCREF(&BatchType);
-    if (PyModule_AddObject(m, "Batch", (PyObject *)&BatchType) < 0) {
-        Py_DECREF(&BatchType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
-}
+PyMODINIT_FUNC PyInit__cbatch(void) { return tt_engine_module(&module, &BatchType, "Batch"); }
