@@ -226,3 +226,11 @@ def test_random_and_illegal_actions_never_corrupt_a_game():
                 core.apply(action)
             assert core.state() == before
     compare(game, core, "after the fuzz")
+
+
+def test_whole_games_agree_on_every_rule_set_and_replay():
+    """One whole game per rule set by the long run's script (native_differential.py, which
+    takes --games 10000): every move, every ended round, the scores and the record."""
+    from native_differential import play
+
+    assert sum(play(g) for g in range(len(RULE_SETS))) > 1000
