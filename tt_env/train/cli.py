@@ -31,6 +31,7 @@ HELP_GROUPS: dict[str, tuple[str, ...]] = {
         "baseline",
         "total_timesteps",
         "backend",
+        "device",
         "threads",
         "progress_bar",
     ),
@@ -161,6 +162,10 @@ def train(config: TrainConfig, command: str = "", resume_dir: str | None = None)
         from tt_env.train.backends.rllib import RLlibTrainer
 
         return RLlibTrainer(config, root, command or "tt-train", False).run()
+    if config.backend == "lean":
+        from tt_env.train.backends.lean import LeanTrainer
+
+        return LeanTrainer(config, root, command or "tt-train", resume_dir is not None).run()
     return SB3Trainer(config, root, command or "tt-train", resume_dir is not None).run()
 
 

@@ -150,9 +150,13 @@ class TrainConfig:
     threads: int = 1
     """torch threads (more rarely helps with these small networks)"""
     backend: str = "sb3"
-    """"sb3": MaskablePPO (sb3-contrib) here and in env processes; "rllib": RLlib's PPO on Ray
-    (extra ray), its env runners in parallel processes or on a cluster
+    """"sb3": MaskablePPO (sb3-contrib) here and in env processes; "lean": the one-file PPO on
+    the compiled batch, every seat a policy (tt_env.train.backends.lean); "rllib": RLlib's PPO
+    on Ray (extra ray), its env runners in parallel processes or on a cluster
     (tt_env.train.backends.rllib)"""
+    device: str = "auto"
+    """backend "lean": "auto" (CUDA when torch sees a GPU, else the CPU), "cpu" or "cuda"
+    """
     env_runners: int = 2
     """backend "rllib": RLlib env runners, each a process sampling n_envs environments (0: sample
     in the learner's process)"""
@@ -257,7 +261,8 @@ _CHOICES = {
     "vec_env": ("batch", "subproc", "dummy"),
     "eval_episode": ("game", "round"),
     "final_model": ("best", "last"),
-    "backend": ("sb3", "rllib"),
+    "backend": ("sb3", "lean", "rllib"),
+    "device": ("auto", "cpu", "cuda"),
 }
 
 
@@ -494,6 +499,9 @@ def _check_backend(config: TrainConfig, resume_dir: str | os.PathLike | None) ->
         "none",
     ):
         raise ValueError(f"setting bc_opponents: {SELF} has no policy to play before training")
+    if config.backend == "lean":
+        _check_lean(config)
+        return
     if config.backend == "sb3":
         if SELF in pool:
             raise ValueError(
@@ -527,6 +535,26 @@ def _check_backend(config: TrainConfig, resume_dir: str | os.PathLike | None) ->
         check_ray(config.ray_address, "backend = 'rllib'", "setting ray_address")
     except RayError as exc:
         raise ValueError(str(exc)) from None
+
+
+def _check_lean(config: TrainConfig) -> None:
+    """The settings the lean backend does not take: :class:`ValueError` naming the first."""
+    refused = [
+        (bool(config.baseline.strip()), "setting baseline: duplicate deals are the sb3 backend's"),
+        (
+            config.exit_iterations > 0,
+            "setting exit_iterations: expert iteration is the sb3 backend's",
+        ),
+        (config.oracle_critic, "setting oracle_critic: the sb3 backend's"),
+    ]
+    for bad, message in refused:
+        if bad:
+            raise ValueError(f"{message} (backend = 'lean')")
+    if config.device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ValueError("setting device: 'cuda', but torch sees no GPU")
 
 
 def _check_can_create(path: Path, what: str) -> None:

@@ -18,7 +18,7 @@ from tt_env.encoding.actions import NUM_ACTIONS
 from tt_env.learned.features import CardFeatures
 from tt_env.learned.model import build_metadata, save_model
 from tt_env.learned.network import CardNet, numpy_weights
-from tt_env.train.config import TrainConfig
+from tt_env.train.config import TrainConfig, config_to_toml
 from tt_env.train.evaluate import evaluation
 from tt_env.train.expert import load_weights
 from tt_env.train.imitation import (
@@ -27,9 +27,10 @@ from tt_env.train.imitation import (
     load_teacher_data,
     save_teacher_data,
 )
+from tt_env.train.opponents import _step_of
 from tt_env.train.plot import plot_run
 from tt_env.train.runs import RunFiles, _now, hardware
-from tt_env.util.files import atomic_path
+from tt_env.util.files import atomic_path, write_text_atomically
 
 
 def net_kwargs_for(config: TrainConfig, features: CardFeatures) -> dict[str, Any]:
@@ -230,6 +231,34 @@ class TrainingRun:
         return out
 
     # -------------------------------------------------------------- the run
+    def open_files(self) -> Path | None:
+        """Make the run directory (resuming: tidy it, and cut its logs back to the checkpoint),
+        and record the command and the config; the checkpoint to resume from (None: a new
+        run)."""
+        self.files.create()
+        checkpoint = None
+        if self.resume:
+            self.files.remove_temporary_files()
+            checkpoint = self.files.last_checkpoint(log=self.log)
+            self.files.trim_logs(_step_of(checkpoint) if checkpoint else 0)
+        self._state.setdefault("commands", []).append(self.command)
+        self.files.save_state(self._state)
+        with (self.files.root / "command.txt").open("a") as fh:
+            fh.write(self.command + "\n")
+        write_text_atomically(self.files.root / "config.toml", config_to_toml(self.config))
+        return checkpoint
+
+    def close(self, model, final: Path) -> Path:
+        """The run's end: its state saved, the learning curve drawn, ``output`` written."""
+        self._state["wall_time"] = self.wall_time()
+        self.files.save_state(self._state)
+        self.finish(final)
+        self.log(
+            f"done: {model.num_timesteps:,} steps, {self.wall_time() / 60:.1f} min "
+            f"in total; model {final}"
+        )
+        return final
+
     def warm_start(self, model) -> None:
         c = self.config
         t0 = time.perf_counter()

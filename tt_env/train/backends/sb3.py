@@ -18,12 +18,11 @@ from torch import nn
 
 from tt_env.encoding.actions import NUM_ACTIONS
 from tt_env.learned.network import CardNet
-from tt_env.train.config import config_to_toml
 from tt_env.train.env import make_vec_env, oracle_width
 from tt_env.train.expert import expert_iteration
 from tt_env.train.opponents import _step_of
 from tt_env.train.run import TrainingRun
-from tt_env.util.files import atomic_file, write_text_atomically
+from tt_env.util.files import atomic_file
 
 
 # ---------------------------------------------------------------------------------- policy
@@ -206,19 +205,8 @@ class SB3Trainer(TrainingRun):
             target_kl=c.target_kl or None,
         )
         try:  # setting up: a failure here leaves no half-made run directory
-            self.files.create()
-            checkpoint = None
-            if self.resume:
-                self.files.remove_temporary_files()
-                checkpoint = self.files.last_checkpoint(log=self.log)
+            checkpoint = self.open_files()  # resuming, the steps after it are played again
             steps0 = _step_of(checkpoint) if checkpoint else 0
-            if self.resume:
-                self.files.trim_logs(steps0)  # the steps after it are played again
-            self._state.setdefault("commands", []).append(self.command)
-            self.files.save_state(self._state)
-            with (root / "command.txt").open("a") as fh:
-                fh.write(self.command + "\n")
-            write_text_atomically(root / "config.toml", config_to_toml(c))
             seed = c.seed + steps0  # a resumed run plays other deals than the first part
             set_random_seed(seed)
             random.seed(seed)
@@ -278,14 +266,7 @@ class SB3Trainer(TrainingRun):
             final = self.export(model, self.files.root / "model.npz")
         finally:
             env.close()
-        self._state["wall_time"] = self.wall_time()
-        self.files.save_state(self._state)
-        self.finish(final)
-        self.log(
-            f"done: {model.num_timesteps:,} steps, {self.wall_time() / 60:.1f} min "
-            f"in total; model {final}"
-        )
-        return final
+        return self.close(model, final)
 
 
 #: ``tt-train``'s default backend under the name it has on :mod:`tt_env.train`'s face
