@@ -240,6 +240,18 @@ class LeanTrainer(TrainingRun):
         if steps >= min(self.next_league, self.next_eval, self.next_checkpoint):
             self._schedule(steps)
 
+    def learner(self, device: torch.device, checkpoint: Path | None = None) -> Learner:
+        """A new network and optimizer on ``device`` (or the state of ``checkpoint``)."""
+        model = Learner(
+            CardNet(**self.net_kwargs), self.config.learning_rate, _Logger(self.files.tb)
+        )
+        if checkpoint is not None:
+            self.log(f"resuming {self.files.root} from {checkpoint.name}")
+            model.load(checkpoint)
+        model.net.to(device)
+        _optimizer_to(model.optimizer, device)
+        return model
+
     def run(self) -> Path:
         from tt_env.vector.native import CompiledSelfPlay
 
@@ -251,15 +263,9 @@ class LeanTrainer(TrainingRun):
         made = [p for p in (root, *root.parents) if not p.exists()]  # removed if setup fails
         try:
             checkpoint = self.open_files()
-            steps0 = _step_of(checkpoint) if checkpoint else 0
-            seed = c.seed + steps0  # a resumed run plays other deals than the first part
+            seed = c.seed + (_step_of(checkpoint) if checkpoint else 0)  # resumed: other deals
             torch.manual_seed(seed)
-            model = Learner(CardNet(**self.net_kwargs), c.learning_rate, _Logger(self.files.tb))
-            if checkpoint is not None:
-                self.log(f"resuming {root} from {checkpoint.name} ({steps0:,} steps done)")
-                model.load(checkpoint)
-            model.net.to(device)
-            _optimizer_to(model.optimizer, device)
+            model = self.learner(device, checkpoint)
             tables = CompiledSelfPlay(c.n_envs, self.rules, episode=c.episode, reward=c.reward)
         except BaseException:
             if made:
@@ -296,10 +302,13 @@ def _optimizer_to(optimizer: torch.optim.Optimizer, device: torch.device) -> Non
 # ---------------------------------------------------------------------------------- PPO
 def train_loop(
     run: LeanTrainer, model: Learner, *, tables, seats: Seats, device, seed: int
-) -> None:
-    """PPO until ``total_timesteps`` learner steps (see the module docstring)."""
+) -> dict[str, float]:
+    """PPO until ``total_timesteps`` learner steps (see the module docstring); the learner
+    steps it played, the seconds it took and the environment's share of them (stepping the
+    tables and computing their features)."""
     c = run.config
     n, t_max, p = c.n_envs, c.n_steps, run.rules.num_players
+    totals = {"steps": 0, "seconds": 0.0, "environment_seconds": 0.0}
     features = run.features
     width = features.size
     net = model.net
@@ -339,7 +348,7 @@ def train_loop(
                 action = dist.sample()
                 logp = dist.log_prob(action)
             seat = tables.seats.copy()
-            player = seats.who[rows, seat]
+            player = np.where(waiting, 0, seats.who[rows, seat])  # a waiting table: no one
             actions = action.cpu().numpy()
             seats.act(player, actions, x=x, observations=tables.observations, masks=tables.masks)
             x_all[t], mask_all[t], logp_all[t] = x, mask, logp
@@ -392,6 +401,9 @@ def train_loop(
         )
         elapsed = time.perf_counter() - t0
         model.num_timesteps += steps
+        totals["steps"] += steps
+        totals["seconds"] += elapsed
+        totals["environment_seconds"] += env_time
         stats.update(
             steps_per_second=steps / elapsed,
             environment_share=env_time / elapsed,
@@ -404,6 +416,7 @@ def train_loop(
         run.at_boundary(model)
     if progress is not None:
         progress.close()
+    return totals
 
 
 def advantages(
