@@ -14,8 +14,8 @@ alternating in chunks so that a change in the machine's speed hits both):
    observations, and with counting opponents and CardFeatures; and MaskablePPO on a do-nothing
    ``VecEnv`` of as many tables with the same spaces (the trainer's own ceiling).
 4. ``train``: tt-train's setup (CardNet, its opponent pool, CardFeatures): the default
-   (``vec_env="batch"``, 16 tables, n_steps 128) against the setup before it (4
-   ``SubprocVecEnv`` processes, n_steps 512), and the share of a step spent in the environment
+   (``vec_env="batch"``, 16 tables, n_steps 128) against 4
+   ``SubprocVecEnv`` processes (n_steps 512), and the share of a step spent in the environment
    (against a do-nothing env with the same spaces, as ``bench_training.py``), and the learner's
    arithmetic alone (CardNet's forward passes and PPO update, no environment, no SB3).
 5. ``dup``: the environment of duplicate-deal training (``baseline = "counting"``: every
@@ -265,9 +265,9 @@ def bench_train(args) -> None:
     from tt_env.train import TrainConfig, make_vec_env
 
     default = TrainConfig()
-    before = TrainConfig(vec_env="subproc", n_envs=4, n_steps=512)
+    subproc = TrainConfig(vec_env="subproc", n_envs=4, n_steps=512)
     rates = {}
-    for name, config in (("default (batch)", default), ("before (subproc)", before)):
+    for name, config in (("default (batch)", default), ("subproc", subproc)):
         env = make_vec_env(config, seed=0, league_dir=None)
         rates[name] = rate(maskable_ppo(config, env), args.train_steps)
         env.close()
@@ -278,12 +278,12 @@ def bench_train(args) -> None:
         f"\ntrain: tt-train's setup (CardNet, opponents {default.opponents}, without "
         "league snapshots, CardFeatures)"
     )
-    d, b = rates["default (batch)"], rates["before (subproc)"]
+    d, b = rates["default (batch)"], rates["subproc"]
     print(f"  {'default: batch of 16 tables, n_steps 128':52}{d:>10,.0f} steps/s")
-    print(f"  {'before: SubprocVecEnv of 4, n_steps 512':52}{b:>10,.0f} steps/s")
+    print(f"  {'subproc: SubprocVecEnv of 4, n_steps 512':52}{b:>10,.0f} steps/s")
     print(f"  {'do-nothing env, same spaces, 16 envs':52}{trivial:>10,.0f} steps/s")
     share = 100 * (1 - d / trivial)
-    print(f"  default / before: {d / b:.2f}x; environment side of a step: {share:.0f}%")
+    print(f"  default / subproc: {d / b:.2f}x; environment side of a step: {share:.0f}%")
     alone = learner_alone(default, size, args.train_steps)
     print(
         f"  {'CardNet PPO arithmetic alone (no env, no SB3)':52}{alone:>10,.0f} steps/s "

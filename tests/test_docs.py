@@ -61,3 +61,18 @@ def test_relative_links_resolve(path):
         assert resolved.exists(), f"{path.name}: link to {target} does not resolve"
         if anchor and resolved.suffix == ".md":
             assert anchor in _anchors(resolved), f"{path.name}: no heading for {target}"
+
+
+def test_the_version_agrees_everywhere():
+    """pyproject.toml, the package, CITATION.cff and the latest release of CHANGELOG.md."""
+    import tt_env
+
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    version = re.search(r'^version = "([^"]+)"$', pyproject, flags=re.M).group(1)
+    citation = (ROOT / "CITATION.cff").read_text(encoding="utf-8")
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    releases = re.findall(r"^## \[(\d[^\]]*)\]", changelog, flags=re.M)
+    assert tt_env.__version__ == version
+    assert re.search(r'^version: "([^"]+)"$', citation, flags=re.M).group(1) == version
+    assert releases[0] == version, f"CHANGELOG.md's latest release is {releases[0]}, not {version}"
+    assert re.search(r"^cff-version: 1\.2\.0$", citation, flags=re.M)

@@ -3,12 +3,16 @@ comments say; the manual's observation table matches the code; the README's lead
 plain output of ``tt-arena``.
 
 Every ``print(...)`` line of a Python block ends with a comment that is exactly what it prints,
-so a comment cannot drift from the code.
+so a comment cannot drift from the code. The blocks of a page run in order, in a folder of
+their own (the files one block writes, the next may read), which is on the import path: a block
+whose first line is ``# name.py`` is a file the page asks the reader to save, and is saved there
+under that name before any block of the page runs.
 """
 
 from __future__ import annotations
 
 import builtins
+import importlib
 import re
 import sys
 from pathlib import Path
@@ -38,6 +42,34 @@ def test_readme_has_examples():
     assert sum(page != "README.md" for page, _, _ in BLOCKS) >= 10
 
 
+def saved_module(block: str) -> str | None:
+    """``name`` for a block that is the file ``name.py`` (its first line is ``# name.py``)."""
+    match = re.match(r"# (\w+)\.py\n", block)
+    return match.group(1) if match else None
+
+
+PAGE_FILES = {
+    page: {saved_module(b): b for p, _, b in BLOCKS if p == page and saved_module(b)}
+    for page in PAGES
+}
+
+
+def needs_sb3(page: str, block: str) -> bool:
+    """The block uses Stable-Baselines3 or torch, itself or through a file its page saves."""
+    used = [text for module, text in PAGE_FILES[page].items() if re.search(rf"\b{module}\b", block)]
+    return any(
+        word in text
+        for text in (block, *used)
+        for word in ("sb3_contrib", "stable_baselines3", "torch")
+    )
+
+
+@pytest.fixture(scope="module")
+def page_folders(tmp_path_factory):
+    """A working folder per page, kept from one block of the page to the next."""
+    return {page: tmp_path_factory.mktemp(re.sub(r"\W", "_", page)) for page in PAGES}
+
+
 def expected_prints(block: str, name: str) -> dict[int, str]:
     """Line number -> the comment of each ``print(`` line of a block."""
     expected = {}
@@ -51,9 +83,17 @@ def expected_prints(block: str, name: str) -> dict[int, str]:
 @pytest.mark.parametrize(
     ("page", "index", "block"), BLOCKS, ids=[f"{page}:{index}" for page, index, _ in BLOCKS]
 )
-def test_example_runs_and_prints_what_it_says(page, index, block):
-    if "sb3_contrib" in block or "stable_baselines3" in block or "torch" in block:
+def test_example_runs_and_prints_what_it_says(page, index, block, page_folders, monkeypatch):
+    if needs_sb3(page, block):
         pytest.importorskip("sb3_contrib")  # the training examples; the others need no torch
+    folder = page_folders[page]
+    monkeypatch.chdir(folder)
+    monkeypatch.syspath_prepend(str(folder))
+    for module, text in PAGE_FILES[page].items():
+        (folder / f"{module}.py").write_text(text, encoding="utf-8")
+        monkeypatch.delitem(sys.modules, module, raising=False)  # this page's, read afresh
+    if saved_module(block):
+        importlib.import_module(saved_module(block))  # the file imports
     try:
         import torch
     except ImportError:
@@ -81,6 +121,39 @@ def test_observation_table_is_current():
 
     page = (ROOT / "docs" / "environment.md").read_text(encoding="utf-8")
     assert markdown_table(2).strip() in page
+
+
+def test_state_table_is_current():
+    from tt_env.encoding.observation import STATE_PIECES, markdown_table
+
+    page = (ROOT / "docs" / "environment.md").read_text(encoding="utf-8")
+    assert markdown_table(2, STATE_PIECES).strip() in page
+
+
+def _names_in_table(page: str, marker: str) -> list[str]:
+    """The names in the first column of the Markdown table after ``<!-- marker``, in order
+    (``a`` .. ``b`` of numbered names expanded)."""
+    table = page.split(f"<!-- {marker}", 1)[1].split("\n\n", 1)[0]
+    names = []
+    for row in table.splitlines()[3:]:  # the marker, the header, the rule
+        cell = row.split("|")[1]
+        span = re.fullmatch(r"\s*`(\w+?)(\d+)` \.\. `\1(\d+)`\s*", cell)
+        if span:
+            stem, first, last = span.group(1), int(span.group(2)), int(span.group(3))
+            names += [f"{stem}{i}" for i in range(first, last + 1)]
+        else:
+            names += re.findall(r"`(\w+)`", cell)
+    return names
+
+
+def test_card_features_tables_are_current():
+    """The manual's tables of CardFeatures name every value of the layout, in its order."""
+    from tt_env.learned import CARD_FEATURES, GLOBAL_FEATURES, SEAT_FEATURES
+
+    page = (ROOT / "docs" / "environment.md").read_text(encoding="utf-8")
+    assert _names_in_table(page, "card features table") == list(CARD_FEATURES)
+    expected = list(GLOBAL_FEATURES) + list(SEAT_FEATURES)
+    assert _names_in_table(page, "global features table") == expected
 
 
 def test_readme_leaderboard_is_the_plain_output_of_tt_arena():

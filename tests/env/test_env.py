@@ -190,7 +190,9 @@ def test_terminal_observation_has_nobody_to_move():
         parts = decode(obs["observation"], 2)
         assert not obs["action_mask"].any()
         assert not parts["phase"].any() and not parts["to_move"].any()
-        assert parts["score"][0] * 100 == env.game.scores[env.possible_agents.index(agent)]
+        # float32 arithmetic on every numpy (numpy 1's float32 * int would widen to float64)
+        score = parts["score"][0] * np.float32(100)
+        assert score == env.game.scores[env.possible_agents.index(agent)]
 
 
 @pytest.mark.parametrize("episode", ["round", "game"])
