@@ -57,8 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
         f"({', '.join(DEFAULT_MODELS)}), {DEFAULT_GAMES} deals, 2 seats (a round "
         "robin of all pairs).",
         epilog=f"Agents: {', '.join(BUILTIN_AGENTS)} (options in parentheses, e.g. "
-        "search(samples=16)), module.path:ClassName (imports and runs that "
-        "module: only name code you trust), or a saved model's path or name (models/). "
+        "search(samples=16)), module.path:ClassName (options too: "
+        "module.path:ClassName(depth=2); imports and runs that module: only name code you "
+        "trust), or a saved model's path or name (models/). "
         "Ctrl-C keeps the games finished so far (in the --json file, or in "
         "tt-arena-interrupted-<time>.json) and --resume FILE plays the rest. "
         "Example: tt-arena greedy counting --games 200 --workers 2 --plot scores.png",
