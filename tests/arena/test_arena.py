@@ -340,6 +340,25 @@ def test_illegal_agent_is_named(monkeypatch):
         run_tournament(["random", "greedy"], games=1, episode="round")
 
 
+@pytest.mark.parametrize("kind", ["float", "float32", "int16", "uint8", "array"])
+def test_an_action_may_be_any_whole_number(kind):
+    result = run_tournament(
+        [f"user_agents:Returns(kind={kind})", "greedy"], games=1, episode="round"
+    )
+    assert result.results and all(sum(g.round_penalties[0]) >= 0 for g in result.results)
+
+
+@pytest.mark.parametrize("kind", ["half", "text"])
+def test_an_action_that_is_no_whole_number_says_an_int_is_expected(kind):
+    shown = {"half": "0.5 (float)", "text": "'0' (str)"}[kind]
+    with pytest.raises(arena.ArenaError) as caught:
+        run_tournament([f"user_agents:Returns(kind={kind})", "greedy"], games=1, episode="round")
+    assert str(caught.value) == (
+        f"agent 'Returns(kind={kind})' in seat 0 did not answer with an action: an action is an "
+        f"int in 0..107, got {shown} (deal 0, table 0, rotation 0)"
+    )
+
+
 # ---------------------------------------------------------------------------------- outputs
 def test_outputs(tmp_path, monkeypatch):
     monkeypatch.setattr("tt_env.arena.games.play_game", _rigged_play)

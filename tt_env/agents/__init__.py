@@ -20,7 +20,7 @@ spec               agent                                       plays
 :data:`BUILTIN_AGENTS`.
 """
 
-from tt_env.agents.base import Agent, BaseAgent, legal_actions
+from tt_env.agents.base import Agent, BaseAgent, as_action, legal_actions
 from tt_env.agents.counting import CountingAgent
 from tt_env.agents.greedy import GreedyAgent
 from tt_env.agents.llm import LLMAgent
@@ -43,6 +43,7 @@ __all__ = [
     "LLMAgent",
     "RandomAgent",
     "SearchAgent",
+    "as_action",
     "legal_actions",
     "make_agent",
     "register_model_loader",

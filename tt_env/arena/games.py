@@ -9,8 +9,6 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from tt_env.arena.schedule import ArenaError, GameResult, Match
 from tt_env.arena.stats import _labels
 from tt_env.game.rules import Rules
@@ -42,7 +40,6 @@ def play_game(
     with the seats' ``names`` and the agents' explanations (:func:`tt_env.replay.explain_move`),
     and its replay page are written there (:func:`replay_name`).
     """
-    from tt_env.encoding.actions import describe
     from tt_env.env import aec as three_thirteen_v0
 
     if replays is not None:
@@ -72,17 +69,7 @@ def play_game(
                     hook()
         seat = seat_of[name]
         mask = observation["action_mask"]
-        action = agents[seat].act(observation["observation"], mask)
-        if not (isinstance(action, (int, np.integer)) and 0 <= action < mask.size and mask[action]):
-            what = (
-                describe(int(action))
-                if isinstance(action, (int, np.integer)) and (0 <= action < mask.size)
-                else repr(action)
-            )
-            raise ArenaError(
-                f"agent {getattr(agents[seat], 'name', agents[seat])!r} in seat "
-                f"{seat} chose an illegal action: {what} (deal {match.deal})"
-            )
+        action = _action_of(agents[seat], seat, match, observation["observation"], mask)
         if replays is not None:
             notes.append(explain_move(agents[seat], observation["observation"], mask))
         env.step(int(action))
@@ -108,6 +95,25 @@ def play_game(
         steps=steps,
         usage=usage if any(u is not None for u in usage) else (),
     )
+
+
+def _action_of(agent: Any, seat: int, match: Match, observation, mask) -> int:
+    """The legal action ``agent`` plays in ``seat``; an :class:`ArenaError` naming the agent,
+    the seat and the game when its answer is not a legal action."""
+    from tt_env.agents.base import as_action
+    from tt_env.encoding.actions import describe
+
+    who = f"agent {getattr(agent, 'name', type(agent).__name__)!r} in seat {seat}"
+    where = f"deal {match.deal}, table {match.table}, rotation {match.rotation}"
+    chosen = agent.act(observation, mask)
+    try:
+        action = as_action(chosen)
+    except TypeError as exc:
+        raise ArenaError(f"{who} did not answer with an action: {exc} ({where})") from None
+    if not (0 <= action < mask.size and mask[action]):
+        what = describe(action) if 0 <= action < mask.size else repr(action)
+        raise ArenaError(f"{who} chose an illegal action: {what} ({where})")
+    return action
 
 
 def _usage_of(agent: Any) -> dict[str, float] | None:

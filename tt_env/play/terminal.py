@@ -168,6 +168,8 @@ class TerminalGame:
         return True
 
     def _play(self) -> int:
+        from tt_env.agents import as_action
+
         env = self.env
         try:
             env.reset(seed=self.seed)
@@ -193,7 +195,7 @@ class TerminalGame:
                     action = self._ask(obs)
                 else:
                     agent = self.agents[seat]
-                    action = int(agent.act(obs["observation"], obs["action_mask"]))
+                    action = as_action(agent.act(obs["observation"], obs["action_mask"]))
                     if self.save is not None:
                         from tt_env.replay import explain_move
 
