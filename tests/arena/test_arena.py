@@ -340,6 +340,25 @@ def test_illegal_agent_is_named(monkeypatch):
         run_tournament(["random", "greedy"], games=1, episode="round")
 
 
+def test_an_agent_that_raises_is_named_with_its_game_and_debug_shows_where(capsys):
+    args = ["user_agents:Fails", "greedy", "--games", "1", "--episode", "round", "--plain"]
+    assert arena.main(args + ["--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "tt-arena: error: agent 'Fails' in seat 0 raised RuntimeError: oops (deal 0, table 0, "
+        "rotation 0; tt-arena --debug shows the traceback)\n"
+    )
+    # --debug: the traceback of the agent's own code, also from a worker process
+    assert arena.main(args + ["--workers", "2", "--debug"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("Traceback (most recent call last):")
+    assert 'user_agents.py", line' in err and 'raise RuntimeError("oops")' in err
+    assert err.endswith("tt-arena --debug shows the traceback)\n")
+    with pytest.raises(arena.AgentFailed, match="seat 0 raised RuntimeError: oops") as caught:
+        run_tournament(["user_agents:Fails", "greedy"], games=1, episode="round")
+    assert isinstance(caught.value.__cause__, RuntimeError)
+
+
 @pytest.mark.parametrize("kind", ["float", "float32", "int16", "uint8", "array"])
 def test_an_action_may_be_any_whole_number(kind):
     result = run_tournament(

@@ -86,6 +86,7 @@ from tt_env.arena.schedule import (
     DEFAULT_AGENTS,
     DEFAULT_GAMES,
     DEFAULT_MODELS,
+    AgentFailed,
     ArenaError,
     GameResult,
     Match,
@@ -111,6 +112,7 @@ from tt_env.arena.tournament import (
 )
 
 __all__ = [
+    "AgentFailed",
     "AgentStats",
     "ArenaError",
     "CONFIDENCE",

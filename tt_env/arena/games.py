@@ -9,7 +9,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from tt_env.arena.schedule import ArenaError, GameResult, Match
+from tt_env.arena.schedule import AgentFailed, ArenaError, GameResult, Match
 from tt_env.arena.stats import _labels
 from tt_env.game.rules import Rules
 from tt_env.util.files import write_text_atomically
@@ -99,13 +99,23 @@ def play_game(
 
 def _action_of(agent: Any, seat: int, match: Match, observation, mask) -> int:
     """The legal action ``agent`` plays in ``seat``; an :class:`ArenaError` naming the agent,
-    the seat and the game when its answer is not a legal action."""
+    the seat and the game when it raises (:class:`AgentFailed`, with the traceback) or its
+    answer is not a legal action."""
+    import traceback
+
     from tt_env.agents.base import as_action
     from tt_env.encoding.actions import describe
 
     who = f"agent {getattr(agent, 'name', type(agent).__name__)!r} in seat {seat}"
     where = f"deal {match.deal}, table {match.table}, rotation {match.rotation}"
-    chosen = agent.act(observation, mask)
+    try:
+        chosen = agent.act(observation, mask)
+    except Exception as exc:
+        raise AgentFailed(
+            f"{who} raised {type(exc).__name__}: {exc} ({where}; tt-arena --debug shows the "
+            "traceback)",
+            "".join(traceback.format_exception(exc)),
+        ) from exc
     try:
         action = as_action(chosen)
     except TypeError as exc:
