@@ -195,3 +195,27 @@ def test_the_manual_shows_the_prompt_the_code_prints(capsys):
     assert command == "$ python -m tt_env.text --seed 7 --moves 9"
     assert main(["--seed", "7", "--moves", "9"]) == 0
     assert capsys.readouterr().out.rstrip("\n") == shown
+
+
+def test_the_command_s_help_is_whole_and_its_numbers_are_checked(capsys):
+    from tt_env.text.__main__ import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert (
+        "a decision of a seeded game of Three Thirteen (after --moves random legal moves), "
+        "and with --answer how an answer is read." in out
+    )
+    for argv, message in [
+        (["--moves", "-3"], "argument --moves: expected an integer >= 0, got -3"),
+        (["--seed", "-1"], "argument --seed: expected an integer >= 0, got -1"),
+        (["--players", "9"], "num_players must be 2..8, got 9"),
+        (["--moves", "100000"], "argument --moves: the game of seed 0 ends after "),
+    ]:
+        with pytest.raises(SystemExit) as done:
+            main(argv)
+        assert done.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"python -m tt_env.text: error: {message}") and err.count("\n") == 1
