@@ -184,6 +184,57 @@ def test_recent_moves_name_the_public_events_since_the_last_decision():
     del taken
 
 
+def test_the_prompt_names_the_card_just_drawn_and_where_from():
+    env = three_thirteen_v0.raw_env(num_players=2)
+    env.reset(seed=3)
+    recent = RecentMoves(2)
+    me = env.agent_selection
+    recent.update(env.observe(me)["observation"])
+    before = env.game.hand(env.game.current)
+    env.step(0)  # draw stock
+    drawn = next(c for c in env.game.hand(env.game.current) if before.count(c) == 0)
+    obs = env.observe(me)
+    recent.update(obs["observation"])
+    assert recent.drawn == int(drawn)
+    prompt = decision_prompt(obs["observation"], obs["action_mask"], env.rules, drawn=recent.drawn)
+    assert (
+        f"It is your turn to discard (or go out). You drew {drawn} from the stock this turn."
+        in (prompt)
+    )
+    # without the history, the prompt says where the card came from
+    alone = decision_prompt(obs["observation"], obs["action_mask"], env.rules)
+    assert "You drew a card from the stock this turn." in alone
+    env.step(2 + int(drawn))  # discard it; the other seat takes it
+    other = RecentMoves(2)
+    other.update(env.observe(env.agent_selection)["observation"])
+    env.step(1)
+    obs = env.observe(env.agent_selection)
+    other.update(obs["observation"])
+    assert other.drawn is None
+    prompt = decision_prompt(obs["observation"], obs["action_mask"], env.rules, drawn=other.drawn)
+    assert f"You took {drawn} from the discard pile this turn." in prompt
+
+
+def test_the_prompt_counts_one_card_in_the_singular():
+    for mask, obs, rules in positions({"num_players": 2}, 400, seed=4):
+        prompt = decision_prompt(obs, mask, rules)
+        assert "(1 cards" not in prompt and " 1 cards" not in prompt
+        if "below it (1 card, any order)" in prompt:
+            break
+    else:
+        raise AssertionError("no position with one card below the top discard")
+
+
+def test_the_rules_speak_of_identical_cards_only_with_several_decks():
+    one, two = rules_text(Rules(num_players=2)), rules_text(Rules(num_players=5))
+    assert Rules(num_players=5).decks == 2
+    assert "copy" not in one and "identical" not in one and "repeat a suit" not in one
+    assert "may not be discarded in the same turn." in one
+    assert "a set may repeat a suit (7H 7H 7S is a set)" in two
+    assert "unless you hold an identical card from before" in two
+    assert "copy" not in two
+
+
 def test_the_manual_shows_the_prompt_the_code_prints(capsys):
     from pathlib import Path
 

@@ -164,7 +164,9 @@ class LLMAgent(BaseAgent):
             self._last = {"answer": None, "action": int(legal[0]), "note": "the only legal move"}
             return int(legal[0])
         self._usage["asked"] += 1
-        prompt = decision_prompt(observation, action_mask, self.rules, recent)
+        prompt = decision_prompt(
+            observation, action_mask, self.rules, recent, drawn=self._recent.drawn
+        )
         messages = [
             {"role": "system", "content": SYSTEM_PROMPT},
             {"role": "user", "content": prompt},

@@ -25,6 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     from tt_env.encoding.mask import action_mask
     from tt_env.encoding.observation import encode
     from tt_env.game.engine import Game
+    from tt_env.game.moves import MoveKind
     from tt_env.game.rules import Rules
     from tt_env.text.protocol import AnswerError, decision_prompt, describe_answer
     from tt_env.util.args import Parser, non_negative_int
@@ -48,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     game = Game(rules, seed=args.seed)
     rng = np.random.default_rng(args.seed)
+    drawn = None  # the card the seat on turn drew from the stock (its observation lacks it)
     for played in range(args.moves):
         moves = game.legal_moves()
         if not moves:
@@ -55,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"argument --moves: the game of seed {args.seed} ends after {played} moves; "
                 "give fewer"
             )
-        game.apply(moves[rng.integers(len(moves))])
+        outcome = game.apply(moves[rng.integers(len(moves))])
+        drawn = outcome.card if outcome.move.kind == MoveKind.DRAW_STOCK else None
     if game.is_over:
         parser.error(
             f"argument --moves: the game of seed {args.seed} ends after {args.moves} moves; "
@@ -63,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     view = game.view(game.current)
     observation, mask = encode(view, rules), action_mask(view)
-    print(decision_prompt(observation, mask, rules))
+    print(decision_prompt(observation, mask, rules, drawn=drawn))
     if args.answer is not None:
         try:
             print(f"\nanswer {args.answer!r}: {describe_answer(args.answer, mask)}")

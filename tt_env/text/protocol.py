@@ -108,10 +108,14 @@ def rules_text(rules: Rules) -> str:
         )
     if rules.discard_drawn_upcard:
         extras.append("The card just taken from the discard pile may be discarded at once.")
+    elif rules.decks > 1:
+        extras.append(
+            "The card just taken from the discard pile may not be discarded in the same turn, "
+            "unless you hold an identical card from before (then that one may be)."
+        )
     else:
         extras.append(
-            "The card just taken from the discard pile may not be discarded in the same turn "
-            "(unless you hold another copy of it)."
+            "The card just taken from the discard pile may not be discarded in the same turn."
         )
     extras.append(
         f"A round also ends after {rules.turn_cap} turns in all when nobody went out; "
@@ -139,9 +143,15 @@ def _meld_text(rules: Rules) -> str:
         if rules.all_wild_melds
         else "every meld needs at least one natural card"
     )
+    decks = (
+        f" With {rules.decks} decks there are identical cards (two 7H): a set may repeat a "
+        "suit (7H 7H 7S is a set); a run holds each rank once."
+        if rules.decks > 1
+        else ""
+    )
     return (
         f"Melds: a set is 3 or more cards of one rank; a run is 3 or more cards of one suit in "
-        f"sequence; {runs}. A wild card stands for any card; a meld may hold {wilds}, and "
+        f"sequence; {runs}.{decks} A wild card stands for any card; a meld may hold {wilds}, and "
         f"{natural}. A wild-rank card in its own natural place counts as natural. A card "
         "belongs to one meld at most."
     )
@@ -192,6 +202,11 @@ def _names(kinds: Sequence[int]) -> str:
     return " ".join(str(ALL_CARDS[k]) for k in kinds) if kinds else "none"
 
 
+def _count(n: int, thing: str) -> str:
+    """``"1 card"``, ``"5 cards"``."""
+    return f"{n} {thing}{'' if n == 1 else 's'}"
+
+
 def _other(k: int, n: int) -> str:
     if k == 1:
         return "the next player (plays right after you)"
@@ -201,9 +216,17 @@ def _other(k: int, n: int) -> str:
 
 
 def position_text(
-    observation: np.ndarray, mask: Any, rules: Rules, recent: Sequence[str] = ()
+    observation: np.ndarray,
+    mask: Any,
+    rules: Rules,
+    recent: Sequence[str] = (),
+    *,
+    drawn: int | None = None,
 ) -> str:
-    """What the seat knows at this decision, in words (see the module docstring)."""
+    """What the seat knows at this decision, in words (see the module docstring). ``recent``:
+    the public moves since the seat's last decision; ``drawn``: the card kind it drew from the
+    stock this turn (:attr:`RecentMoves.drawn`: the observation does not hold it), named in the
+    discard phase."""
     from tt_env.game.melds import solve
 
     n = rules.num_players
@@ -230,13 +253,16 @@ def position_text(
     if draw:
         lines.append("It is your turn to draw.")
     elif discard:
-        lines.append(
-            "It is your turn to discard (or go out)."
-            + (f" You took {_names(upcard)} from the discard pile this turn." if upcard else "")
-        )
+        if upcard:
+            how = f" You took {_names(upcard)} from the discard pile this turn."
+        elif drawn is not None:
+            how = f" You drew {_names([drawn])} from the stock this turn."
+        else:
+            how = " You drew a card from the stock this turn."
+        lines.append("It is your turn to discard (or go out)." + how)
     if p["final_turn"][0]:
         lines.append("Someone has gone out: this is your final turn of the round.")
-    lines.append(f"Your hand ({len(hand)} cards): {_names(hand)}")
+    lines.append(f"Your hand ({_count(len(hand), 'card')}): {_names(hand)}")
     if hand:
         best = solve([ALL_CARDS[k] for k in hand], wild_rank, rules)
         melds = "; ".join(" ".join(str(c) for c in m) for m in best.melds) or "none"
@@ -248,14 +274,14 @@ def position_text(
     below = _cards(p["discard_below"])
     lines.append(
         f"Top of the discard pile: {_names(top) if top else 'none (the pile is empty)'}; "
-        f"below it ({len(below)} cards, any order): {_names(below)}"
+        f"below it ({_count(len(below), 'card')}, any order): {_names(below)}"
     )
     table = _cards(p["table"])
     if table:
         lines.append(f"Cards laid down in melds on the table this round: {_names(table)}")
     stock = int(round(float(p["stock_size"][0]) * total))
     turns = int(round(float(p["turns_left"][0]) * rules.turn_cap))
-    lines.append(f"Stock: {stock} cards. Turns left before the turn cap: {turns}.")
+    lines.append(f"Stock: {_count(stock, 'card')}. Turns left before the turn cap: {turns}.")
     lines.append("Players in play order from you (score = penalty points so far, lower is better):")
     for k in range(n):
         who = "you" if k == 0 else _other(k, n)
@@ -270,17 +296,22 @@ def position_text(
         if p["dealer"][k]:
             notes.append("dealer")
         extra = f"; {', '.join(notes)}" if notes else ""
-        lines.append(f"  {who}: {size} cards, score {score}{extra}")
+        lines.append(f"  {who}: {_count(size, 'card')}, score {score}{extra}")
     if recent:
         lines.append("Since your last decision: " + "; ".join(recent) + ".")
     return "\n".join(lines)
 
 
 def decision_prompt(
-    observation: np.ndarray, mask: Any, rules: Rules, recent: Sequence[str] = ()
+    observation: np.ndarray,
+    mask: Any,
+    rules: Rules,
+    recent: Sequence[str] = (),
+    *,
+    drawn: int | None = None,
 ) -> str:
-    """The whole prompt of a decision: the rules, the position, the numbered legal moves and
-    how to answer."""
+    """The whole prompt of a decision: the rules, the position (:func:`position_text`, with
+    ``recent`` and ``drawn``), the numbered legal moves and how to answer."""
     moves = legal_moves(mask)
     if not moves:
         raise ValueError("the mask allows no move: this seat is not on turn")
@@ -289,7 +320,7 @@ def decision_prompt(
         "You are playing the card game Three Thirteen.\n\nThe rules:\n"
         + rules_text(rules)
         + "\n\nThe position:\n"
-        + position_text(observation, mask, rules, recent)
+        + position_text(observation, mask, rules, recent, drawn=drawn)
         + f"\n\nLegal moves:\n{listed}\n\n{ANSWER_INSTRUCTIONS}"
     )
 
@@ -420,27 +451,37 @@ class RecentMoves:
     """What changed in public between a seat's decisions, read from its observations alone:
     the cards discarded since (their order is not public in the observation), the cards the
     others took from the discard pile, who went out, what was laid down. One per seat; call
-    :meth:`update` with each observation of the seat's decisions."""
+    :meth:`update` with each observation of the seat's decisions. :attr:`drawn` is the card
+    the seat drew from the stock this turn (in its discard phase; else ``None``), which its
+    observation does not hold."""
 
     def __init__(self, num_players: int) -> None:
         self.num_players = num_players
         self.layout = observation_layout(num_players)
         self._last: dict[str, np.ndarray] | None = None
+        self.drawn: int | None = None
 
     def reset(self) -> None:
         self._last = None
+        self.drawn = None
 
     def update(self, observation: np.ndarray) -> list[str]:
         """The public events since the previous call, in words (empty on the first call of a
         round)."""
         now = {k: v.copy() for k, v in self.layout.decode(np.asarray(observation)).items()}
         last, self._last = self._last, now
+        self.drawn = None
         if (
             last is None
             or not np.array_equal(last["cards_dealt"], now["cards_dealt"])
             or (last["rounds_left"][0] != now["rounds_left"][0])
         ):
             return []
+        if last["phase"][0] and now["phase"][1] and not now["drawn_upcard"].any():
+            # the draw decision of this turn, then this discard decision: the new card
+            gained = np.flatnonzero(np.clip(now["hand"] - last["hand"], 0, None) > 0.5)
+            if gained.size == 1:
+                self.drawn = int(gained[0])
         n = self.num_players
         events = []
         pile_now = now["top_discard"] + now["discard_below"]
