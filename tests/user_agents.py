@@ -1,6 +1,6 @@
 """Agents as a user writes them, for the tests of ``module.path:ClassName`` specs (this folder is
-on the tests' import path): one that needs an argument, one that fails inside ``act``, and one
-whose action is a number of another type."""
+on the tests' import path): one that needs an argument, one that fails inside ``act``, one
+whose action is a number of another type, and one that forfeits."""
 
 from __future__ import annotations
 
@@ -44,3 +44,12 @@ class Returns:
         if self.kind == "array":
             return np.array(first)
         return getattr(np, self.kind)(first)
+
+
+class GivesUp:
+    """An agent that forfeits every round at its first decision."""
+
+    def act(self, observation, action_mask):
+        from tt_env.agents import Forfeit
+
+        raise Forfeit("I give up")

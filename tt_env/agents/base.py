@@ -22,6 +22,10 @@ mask)``                     the replay writers, :func:`tt_env.replay.explain_mov
                             answer), kept in the replay
 ==========================  =================================================================
 
+An agent may give up the rest of a round instead of choosing a move by raising :class:`Forfeit`
+from ``act`` (the ``llm`` agent's ``on_invalid=forfeit``): ``tt-arena``, as referee, scores the
+forfeit (:mod:`tt_env.arena.forfeits`); any other caller gets the exception.
+
 Agents see only what a player sees: the observation vector (decoded with
 :func:`tt_env.encoding.observation.decode`) and the mask. They never touch the engine's hidden state
 (other hands, the stock order); ``tests/test_agents.py`` walks their imports to keep it so.
@@ -33,6 +37,12 @@ import reprlib
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+
+class Forfeit(Exception):
+    """Raised by an agent's ``act`` to forfeit the round (its message says why). ``tt-arena``
+    plays the seat's remaining turns of the round as passes and scores its round as if it held
+    its whole hand (RULES.md, "Decided in this implementation")."""
 
 
 @runtime_checkable
