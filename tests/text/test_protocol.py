@@ -16,6 +16,7 @@ from tt_env import three_thirteen_v0
 from tt_env.encoding.actions import GO_OUT_ACTION_BASE, describe
 from tt_env.game.rules import FIELD_NAMES, Rules
 from tt_env.text import (
+    WORDS_INSTRUCTIONS,
     AnswerError,
     RecentMoves,
     decision_prompt,
@@ -184,6 +185,22 @@ def test_recent_moves_name_the_public_events_since_the_last_decision():
     del taken
 
 
+def test_a_prompt_without_the_legal_moves_reads_moves_in_words_only():
+    checked = 0
+    for mask, obs, rules in positions({"num_players": 3}, 300, seed=8):
+        prompt = decision_prompt(obs, mask, rules, listed=False)
+        assert "Legal moves" not in prompt and prompt.endswith(WORDS_INSTRUCTIONS)
+        assert prompt.split("\n\nThe position:\n")[0] in decision_prompt(obs, mask, rules)
+        for _, action, words in legal_moves(mask):
+            assert parse_answer(f"I think so.\nMove: {words}", mask, numbered=False) == action
+            checked += 1
+        for answer in ("1", '{"move": 1}', "Move: 1"):
+            with pytest.raises(AnswerError) as caught:
+                parse_answer(answer, mask, numbered=False)
+            assert "1." not in str(caught.value) and "in words" in str(caught.value)
+    assert checked > 300
+
+
 def test_the_prompt_names_the_card_just_drawn_and_where_from():
     env = three_thirteen_v0.raw_env(num_players=2)
     env.reset(seed=3)
@@ -246,6 +263,7 @@ def test_the_manual_shows_the_prompt_the_code_prints(capsys):
     assert command == "$ python -m tt_env.text --seed 7 --moves 9"
     assert main(["--seed", "7", "--moves", "9"]) == 0
     assert capsys.readouterr().out.rstrip("\n") == shown
+    assert f"```text\n{WORDS_INSTRUCTIONS}\n```" in doc  # the ending of legal_moves=hidden
 
 
 def test_the_command_s_help_is_whole_and_its_numbers_are_checked(capsys):

@@ -44,6 +44,13 @@ _RANK_WORDS = {
 ANSWER_INSTRUCTIONS = (
     'Answer with the number of one legal move, or its words, or JSON {"move": <number>}.'
 )
+MOVE_WORDS = "draw stock, take discard, discard <card> (as in discard 7H) or go out, discard <card>"
+"""The moves in words, for a prompt that does not list the legal moves."""
+WORDS_INSTRUCTIONS = (
+    f"The legal moves are not listed: answer with your move in words: {MOVE_WORDS}. A card is "
+    "its rank (A, 2 to 9, T for 10, J, Q, K) and its suit (C, D, H, S); JK is a joker. A move "
+    "that is not legal now is an error."
+)
 
 
 class AnswerError(ValueError):
@@ -100,10 +107,10 @@ def rules_text(rules: Rules) -> str:
             "Round scores are doubled in the rounds where jacks, queens or kings are wild."
         )
     if rules.false_out_penalty is None:
-        extras.append("Going out is offered only when it is valid.")
+        extras.append("Going out is allowed only when it is valid.")
     else:
         extras.append(
-            f"Going out is always offered; going out when the other cards do not all meld "
+            f"Going out is always allowed; going out when the other cards do not all meld "
             f"costs {rules.false_out_penalty} points (the discard stands, you are not out)."
         )
     if rules.discard_drawn_upcard:
@@ -309,19 +316,26 @@ def decision_prompt(
     recent: Sequence[str] = (),
     *,
     drawn: int | None = None,
+    listed: bool = True,
 ) -> str:
     """The whole prompt of a decision: the rules, the position (:func:`position_text`, with
-    ``recent`` and ``drawn``), the numbered legal moves and how to answer."""
+    ``recent`` and ``drawn``), the numbered legal moves and how to answer. With ``listed``
+    False the legal moves are left out and the answer is a move in words
+    (:data:`WORDS_INSTRUCTIONS`; read it with ``parse_answer(..., numbered=False)``)."""
     moves = legal_moves(mask)
     if not moves:
         raise ValueError("the mask allows no move: this seat is not on turn")
-    listed = "\n".join(f"  {number}. {words}" for number, _, words in moves)
+    if listed:
+        lines = "\n".join(f"  {number}. {words}" for number, _, words in moves)
+        ending = f"Legal moves:\n{lines}\n\n{ANSWER_INSTRUCTIONS}"
+    else:
+        ending = WORDS_INSTRUCTIONS
     return (
         "You are playing the card game Three Thirteen.\n\nThe rules:\n"
         + rules_text(rules)
         + "\n\nThe position:\n"
         + position_text(observation, mask, rules, recent, drawn=drawn)
-        + f"\n\nLegal moves:\n{listed}\n\n{ANSWER_INSTRUCTIONS}"
+        + f"\n\n{ending}"
     )
 
 
@@ -332,11 +346,13 @@ _LABELLED = re.compile(r"^\s*(?:\*\*)?(?:move|answer|final answer)(?:\*\*)?\s*[:
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 
 
-def parse_answer(text: Any, legal: Any) -> int:
+def parse_answer(text: Any, legal: Any, *, numbered: bool = True) -> int:
     """The action that ``text`` names among the legal moves (a mask or a list of actions):
     a move's number, its words, a numbered line or JSON ``{"move": ...}`` (see the module
-    docstring). Raises :class:`AnswerError` naming the problem otherwise."""
-    moves = legal_moves(legal)
+    docstring). Raises :class:`AnswerError` naming the problem otherwise. With ``numbered``
+    False (a prompt that did not list the legal moves) only words name a move, and no error
+    lists the legal moves."""
+    moves = _Moves(legal_moves(legal), numbered)
     if not moves:
         raise AnswerError("no move is legal: this seat is not on turn")
     if not isinstance(text, str):
@@ -344,7 +360,7 @@ def parse_answer(text: Any, legal: Any) -> int:
     stripped = text.strip()
     if not stripped:
         raise AnswerError("the answer is empty; " + _advice(moves))
-    if stripped.isdigit() and stripped.isascii():  # the usual answer, at once
+    if stripped.isdigit() and stripped.isascii() and numbered:  # the usual answer, at once
         return _numbered(int(stripped), moves)
     found = _from_json(stripped, moves) if "{" in stripped else None
     if found is not None:
@@ -373,9 +389,18 @@ def parse_answer(text: Any, legal: Any) -> int:
     )
 
 
-def describe_answer(text: Any, legal: Any) -> str:
+def describe_answer(text: Any, legal: Any, *, numbered: bool = True) -> str:
     """:func:`parse_answer`'s move, in words (for logs and ``python -m tt_env.text``)."""
-    return describe(parse_answer(text, legal))
+    return describe(parse_answer(text, legal, numbered=numbered))
+
+
+class _Moves(list):
+    """The legal moves ``(number, action, words)`` of :func:`legal_moves`, and whether the
+    prompt numbered them (``numbered``)."""
+
+    def __init__(self, moves, numbered: bool) -> None:
+        super().__init__(moves)
+        self.numbered = numbered
 
 
 def _from_json(text: str, moves) -> int | None:
@@ -402,6 +427,8 @@ def _one(text: str, moves) -> int:
     if match:
         return _numbered(int(match.group(1)), moves)
     match = _NUMBERED_LINE.match(cleaned)
+    if match and not moves.numbered:  # a list of its own: the words name the move
+        return _one(match.group(2), moves)
     if match:
         action = _numbered(int(match.group(1)), moves)
         try:
@@ -428,6 +455,8 @@ def _one(text: str, moves) -> int:
 
 
 def _numbered(number: int, moves) -> int:
+    if not moves.numbered:
+        raise AnswerError(f"the moves are not numbered, so {number} names none; " + _advice(moves))
     if not 1 <= number <= len(moves):
         raise AnswerError(
             f"there is no legal move number {number}: choose a number from 1 to {len(moves)}",
@@ -437,6 +466,8 @@ def _numbered(number: int, moves) -> int:
 
 
 def _advice(moves) -> str:
+    if not moves.numbered:  # the legal moves stay unlisted
+        return f"answer with one legal move in words: {MOVE_WORDS}"
     listed = ", ".join(f"{number}. {words}" for number, _, words in moves[:12])
     more = f", ... ({len(moves)} moves)" if len(moves) > 12 else ""
     return f"answer with the number of one of the legal moves: {listed}{more}"
@@ -509,6 +540,8 @@ class RecentMoves:
 
 __all__ = [
     "ANSWER_INSTRUCTIONS",
+    "MOVE_WORDS",
+    "WORDS_INSTRUCTIONS",
     "AnswerError",
     "RecentMoves",
     "decision_prompt",
