@@ -3,10 +3,12 @@ nothing leaves the machine.
 
 ``StubServer(mode)`` answers ``POST /v1/chat/completions`` as the mode says:
 
-- ``"good"``: ``Move: <n>`` for the last numbered legal move of the prompt;
+- ``"good"``: ``Move: <n>`` for the last numbered legal move of the prompt; for a prompt that
+  lists no moves (``legal_moves=hidden``), a legal move in words read from the position
+  (``draw stock``, or the discard of the last card of the hand it may discard);
 - ``"garbage"``: text that names no move;
 - ``"bad-then-good"``: garbage, then a good answer to the retry that quotes the error;
-- ``"illegal"``: a number beyond the legal moves;
+- ``"illegal"``: a number beyond the legal moves (unlisted: the discard of a card not held);
 - ``"slow"``: a good answer after ``delay`` seconds;
 - ``"error"``: HTTP 500.
 
@@ -92,11 +94,15 @@ class StubServer:
     def answer(self, messages: list[dict]) -> str:
         prompt = messages[1]["content"]
         numbers = re.findall(r"^  (\d+)\. ", prompt, re.M)
-        good = f"I play the last legal move.\nMove: {numbers[-1]}"
+        good = (
+            f"I play the last legal move.\nMove: {numbers[-1]}"
+            if numbers
+            else f"I play a legal move.\nMove: {_move_in_words(prompt)}"
+        )
         if self.mode == "garbage":
             return "I like turtles."
         if self.mode == "illegal":
-            return f"Move: {len(numbers) + 7}"
+            return f"Move: {len(numbers) + 7}" if numbers else "Move: discard " + _not_held(prompt)
         if self.mode == "bad-then-good":
             return good if len(messages) > 2 else "Hmm, not sure."
         return good
@@ -108,6 +114,25 @@ class StubServer:
     def __exit__(self, *exc) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def _hand(prompt: str) -> list[str]:
+    return re.search(r"^Your hand \(\d+ cards?\): (.*)$", prompt, re.M).group(1).split()
+
+
+def _move_in_words(prompt: str) -> str:
+    """A legal move of a prompt without the list: draw from the stock, or discard the last
+    card of the hand that is not the card just taken from the discard pile."""
+    if "It is your turn to draw." in prompt:
+        return "draw stock"
+    taken = re.search(r"You took (\S+) from the discard pile this turn", prompt)
+    hand = _hand(prompt)
+    return "discard " + next(c for c in reversed(hand) if not taken or c != taken.group(1))
+
+
+def _not_held(prompt: str) -> str:
+    hand = set(_hand(prompt))
+    return next(r + s for s in "CDHS" for r in "A23456789TJQK" if r + s not in hand)
 
 
 def dead_url() -> str:

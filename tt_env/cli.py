@@ -15,23 +15,21 @@ import inspect
 from functools import cache
 
 from tt_env.game.rules import PRESETS, Rules
+from tt_env.util.args import Parser, non_negative_int, one_line, positive_int
+
+__all__ = [  # the parser and the number types live in tt_env.util.args, for every command
+    "UNSET",
+    "Parser",
+    "add_rules_arguments",
+    "non_negative_int",
+    "one_line",
+    "positive_int",
+    "rule_field_help",
+    "rule_overrides",
+    "rules_from_args",
+]
 
 UNSET = object()
-
-
-class Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line, like every other error of the commands:
-    ``tt-arena: error: argument --workers/-j: expected an integer >= 0, got -3 (see tt-arena
-    --help)``, exit status 2 (argparse prints its whole usage first)."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)\n")
-
-
-def one_line(message: object) -> str:
-    """``str(message)`` on one line: control characters (a newline in a file name given on the
-    command line) are shown escaped."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(message))
 
 
 _SEATS_FIELD = "num_players"  # given as --seats (arena) or --opponents (play)
@@ -123,26 +121,3 @@ def rule_overrides(args: argparse.Namespace) -> dict[str, object]:
 def rules_from_args(args: argparse.Namespace, num_players: int) -> Rules:
     """The :class:`Rules` of ``--preset`` with the flags given on the command line."""
     return Rules.preset(args.preset, num_players=num_players, **rule_overrides(args))
-
-
-def non_negative_int(text: str) -> int:
-    """An argparse type: an integer >= 0 (a seed, a number of workers)."""
-    return _bounded_int(text, 0)
-
-
-def positive_int(text: str) -> int:
-    """An argparse type: an integer >= 1 (a number of games)."""
-    return _bounded_int(text, 1)
-
-
-def _bounded_int(text: str, low: int) -> int:
-    stripped = text.strip()
-    if (
-        not (stripped.lstrip("+-").isascii() and stripped.lstrip("+-").isdigit())
-        or len(stripped) > 30
-    ):
-        raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text[:40]!r}")
-    value = int(stripped)
-    if value < low:
-        raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {value}")
-    return value

@@ -259,6 +259,30 @@ def test_make_agent_specs():
     )
 
 
+def test_a_class_spec_takes_options_and_says_in_one_line_what_it_needs(capsys):
+    from tt_env import arena
+
+    agent = make_agent("user_agents:NeedsArg(depth=2)", 3, Rules(num_players=3))
+    assert (agent.depth, agent.num_players) == (2, 3)
+    assert agent.name == spec_label("user_agents:NeedsArg(depth=2)") == "NeedsArg(depth=2)"
+    needs = (
+        "agent 'user_agents:NeedsArg': NeedsArg() needs depth, which the game does not give: "
+        "pass it in the spec, as in 'user_agents:NeedsArg(depth=...)'"
+    )
+    with pytest.raises(ValueError) as caught:
+        make_agent("user_agents:NeedsArg", 2)
+    assert str(caught.value) == needs
+    assert arena.main(["user_agents:NeedsArg", "greedy", "--games", "1", "-q"]) == 2
+    assert capsys.readouterr().err == f"tt-arena: error: {needs}\n"  # one line, no traceback
+    with pytest.raises(ValueError, match=r"unknown option 'dpth' \(did you mean 'depth'\?\)"):
+        make_agent("user_agents:NeedsArg(dpth=2)", 2)
+    with pytest.raises(ValueError, match="name=value pairs"):
+        make_agent("user_agents:NeedsArg(2)", 2)
+    # what the constructor raises is named with the class
+    with pytest.raises(ValueError, match=r"Returns\(\) raised ValueError: unknown kind 'x'"):
+        make_agent("user_agents:Returns(kind=x)", 2)
+
+
 def test_model_paths_need_a_loader(tmp_path, monkeypatch):
     model = tmp_path / "ppo.zip"
     model.write_bytes(b"not a model")

@@ -5,6 +5,7 @@ the fallbacks and tokens are counted, and nothing leaves the machine."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -13,9 +14,10 @@ pytest.importorskip("openai")
 from llm_stub import StubServer, dead_url  # noqa: E402
 
 from tt_env import three_thirteen_v0  # noqa: E402
-from tt_env.agents import make_agent  # noqa: E402
-from tt_env.agents.llm import LLMAgent, LLMError  # noqa: E402
+from tt_env.agents import Forfeit, make_agent  # noqa: E402
+from tt_env.agents.llm import SYSTEM_PROMPT, SYSTEM_PROMPT_HIDDEN, LLMAgent, LLMError  # noqa: E402
 from tt_env.game.rules import Rules  # noqa: E402
+from tt_env.text import WORDS_INSTRUCTIONS  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -95,6 +97,69 @@ def test_an_illegal_number_falls_back_with_the_reason():
         assert "no legal move number" in agent.fallback_reasons[0]
 
 
+@pytest.mark.parametrize("legal_moves", ["listed", "hidden"])
+@pytest.mark.parametrize("on_invalid", ["fallback", "forfeit"])
+def test_every_combination_of_legal_moves_and_on_invalid(legal_moves, on_invalid):
+    options = f"model=m, legal_moves={legal_moves}, on_invalid={on_invalid}"
+    listed = legal_moves == "listed"
+    # a model that answers well plays its own moves, the list shown or not
+    with StubServer("good") as server:
+        agent = make_agent(f"llm(base_url={server.url}, {options})", 2)
+        play_round(agent)
+        usage = agent.usage()
+        assert usage["asked"] > 0 and usage["retries"] == usage["fallbacks"] == 0
+        assert usage["forfeits"] == 0
+    system, prompts = server.requests[0]["messages"][0]["content"], server.requests
+    assert system == (SYSTEM_PROMPT if listed else SYSTEM_PROMPT_HIDDEN)
+    for request in prompts:
+        prompt = request["messages"][1]["content"]
+        numbered = re.findall(r"^  \d+\. ", prompt, re.M)
+        if listed:
+            assert "\nLegal moves:\n  1. " in prompt and numbered
+        else:
+            assert "Legal moves:" not in prompt and not numbered
+            assert prompt.endswith(WORDS_INSTRUCTIONS)
+    # a model whose answers name no legal move: a retry, then counting's move or a forfeit
+    with StubServer("illegal") as server:
+        agent = make_agent(f"llm(base_url={server.url}, {options})", 2)
+        if on_invalid == "fallback":
+            play_round(agent, limit=3)
+        else:
+            with pytest.raises(Forfeit, match="unusable answer twice") as caught:
+                play_round(agent)
+        usage = agent.usage()
+        retry = server.requests[1]["messages"][-1]["content"]
+    reason = "no legal move number" if listed else "is not a legal move now"
+    assert reason in retry and agent.fallback_reasons and reason in agent.fallback_reasons[0]
+    assert ("Move: <number>" if listed else "Move: <move>") in retry
+    if not listed:  # the retry does not list the legal moves either
+        assert "1." not in retry and "draw stock, take discard, discard <card>" in retry
+    if on_invalid == "fallback":
+        assert usage["fallbacks"] == usage["asked"] == usage["retries"] > 0
+        assert usage["forfeits"] == 0
+    else:
+        assert usage["forfeits"] == usage["asked"] == usage["retries"] == 1
+        assert usage["fallbacks"] == 0 and reason in str(caught.value)
+
+
+def test_a_forfeit_is_scored_by_tt_arena_and_counted_in_its_costs(tmp_path, capsys):
+    from tt_env.arena import main
+
+    out = tmp_path / "t.json"
+    with StubServer("garbage") as server:
+        spec = f"llm(base_url={server.url}, model=m, legal_moves=hidden, on_invalid=forfeit)"
+        args = [spec, "greedy", "--games", "2", "--episode", "round", "--plain", "--workers", "1"]
+        assert main(args + ["--json", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert re.search(r"fallbacks +forfeits\n", table)
+    data = json.loads(out.read_text())
+    llm = next(a for a in data["agents"] if a["label"].startswith("llm"))
+    assert llm["usage"]["forfeits"] == 4 and llm["usage"]["fallbacks"] == 0  # a round each game
+    for game in data["games"]:
+        seat = game["seats"].index(0)
+        assert game["usage"][seat]["forfeits"] == 1 and game["went_out"][0] != seat
+
+
 def test_a_slow_server_times_out_and_the_game_goes_on():
     with StubServer("slow", delay=2.0) as server:
         agent = LLMAgent(2, base_url=server.url, model="m", timeout=0.3, retries=0)
@@ -134,6 +199,10 @@ def test_the_key_comes_from_the_environment_and_bad_options_are_named(monkeypatc
         make_agent("llm(model=m, key=abc)", 2)
     with pytest.raises(ValueError, match="timeout"):
         make_agent("llm(model=m, base_url=http://127.0.0.1:9/v1, timeout=-1)", 2)
+    with pytest.raises(ValueError, match="legal_moves must be listed or hidden, got 'shown'"):
+        make_agent("llm(model=m, base_url=http://127.0.0.1:9/v1, legal_moves=shown)", 2)
+    with pytest.raises(ValueError, match="on_invalid must be fallback or forfeit, got 'resign'"):
+        make_agent("llm(model=m, base_url=http://127.0.0.1:9/v1, on_invalid=resign)", 2)
 
 
 def test_the_replay_keeps_what_the_model_said(tmp_path):

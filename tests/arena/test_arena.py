@@ -340,6 +340,109 @@ def test_illegal_agent_is_named(monkeypatch):
         run_tournament(["random", "greedy"], games=1, episode="round")
 
 
+def test_an_agent_that_raises_is_named_with_its_game_and_debug_shows_where(capsys):
+    args = ["user_agents:Fails", "greedy", "--games", "1", "--episode", "round", "--plain"]
+    assert arena.main(args + ["--workers", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "tt-arena: error: agent 'Fails' in seat 0 raised RuntimeError: oops (deal 0, table 0, "
+        "rotation 0; tt-arena --debug shows the traceback)\n"
+    )
+    # --debug: the traceback of the agent's own code, also from a worker process
+    assert arena.main(args + ["--workers", "2", "--debug"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("Traceback (most recent call last):")
+    assert 'user_agents.py", line' in err and 'raise RuntimeError("oops")' in err
+    assert err.endswith("tt-arena --debug shows the traceback)\n")
+    with pytest.raises(arena.AgentFailed, match="seat 0 raised RuntimeError: oops") as caught:
+        run_tournament(["user_agents:Fails", "greedy"], games=1, episode="round")
+    assert isinstance(caught.value.__cause__, RuntimeError)
+
+
+@pytest.mark.parametrize("kind", ["float", "float32", "int16", "uint8", "array"])
+def test_an_action_may_be_any_whole_number(kind):
+    result = run_tournament(
+        [f"user_agents:Returns(kind={kind})", "greedy"], games=1, episode="round"
+    )
+    assert result.results and all(sum(g.round_penalties[0]) >= 0 for g in result.results)
+
+
+@pytest.mark.parametrize("kind", ["half", "text"])
+def test_an_action_that_is_no_whole_number_says_an_int_is_expected(kind):
+    shown = {"half": "0.5 (float)", "text": "'0' (str)"}[kind]
+    with pytest.raises(arena.ArenaError) as caught:
+        run_tournament([f"user_agents:Returns(kind={kind})", "greedy"], games=1, episode="round")
+    assert str(caught.value) == (
+        f"agent 'Returns(kind={kind})' in seat 0 did not answer with an action: an action is an "
+        f"int in 0..107, got {shown} (deal 0, table 0, rotation 0)"
+    )
+
+
+@pytest.mark.parametrize("episode", ["round", "game"])
+def test_a_forfeit_scores_the_seat_s_whole_hand_and_the_others_as_the_engine(episode):
+    from tt_env.agents import make_agent
+    from tt_env.arena.games import play_game
+    from tt_env.env import aec as three_thirteen_v0
+    from tt_env.game import Phase
+
+    rules = Rules(num_players=3)
+    names = ["user_agents:GivesUp", "greedy", "counting"]
+    agents = [make_agent(spec, 3, rules) for spec in names]
+    match = Match(deal=0, table=0, rotation=0, seats=(0, 1, 2), seed=11)
+    result = play_game(match, agents, rules, episode)
+    # the engine's own game, played again with the referee's passes for seat 0
+    env = three_thirteen_v0.raw_env(rules=rules, episode=episode)
+    env.reset(seed=match.env_seed)
+    for agent, seed in zip(agents, match.agent_seeds):
+        if hasattr(agent, "reset"):
+            agent.reset(seed)
+    dealt = {}
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        game = env.game
+        seat = int(name.rsplit("_", 1)[1])
+        dealt.setdefault(game.round_index, game.hand_counts(0))
+        if seat == 0:  # draw from the stock, discard the card drawn: the hand dealt stays
+            if game.phase == Phase.DRAW:
+                env.step(0)
+            else:
+                now = game.hand_counts(0)
+                drawn = next(k for k in range(53) if now[k] > dealt[game.round_index][k])
+                env.step(2 + drawn)
+        else:
+            env.step(int(agents[seat].act(obs["observation"], obs["action_mask"])))
+    results = env.game.round_results[: 1 if episode == "round" else None]
+    assert len(result.round_penalties) == len(results) == (1 if episode == "round" else 11)
+    for r, mine in zip(results, result.round_penalties):
+        table = rules.penalty_table(r.wild_rank)
+        whole = sum(c * table[k] for k, c in enumerate(dealt[r.round_index]))
+        assert mine[0] == rules.score_multiplier(r.wild_rank) * whole
+        assert mine[1:] == r.penalties[1:]  # the others' scores are the engine's
+        assert r.went_out != 0
+    assert result.scores == tuple(sum(p[s] for p in result.round_penalties) for s in range(3))
+    assert result.usage[0] == {"forfeits": float(len(results))} and result.usage[1] is None
+
+
+def test_the_cost_table_counts_forfeits(tmp_path):
+    result = run_tournament(
+        ["user_agents:GivesUp", "greedy"], games=2, episode="round", replays=tmp_path
+    )
+    table = result.table()
+    costs = table.split("costs (", 1)[1].splitlines()
+    header = costs[1].split()
+    assert header[-2:] == ["fallbacks", "forfeits"]
+    row = next(line for line in costs if "GivesUp" in line)
+    assert row.endswith("4 (100.0%)")  # 2 deals x 2 rotations, one round each
+    # the replay says why the seat played as it did
+    record = json.loads((tmp_path / "game-d0000-t00-r0.json").read_text())
+    notes = [a for a in record["annotations"] if a]
+    assert notes[0] == {"kind": "forfeit", "values": {}, "text": "I give up"}
+    assert notes[1]["text"] == "a pass (forfeited)"
+
+
 # ---------------------------------------------------------------------------------- outputs
 def test_outputs(tmp_path, monkeypatch):
     monkeypatch.setattr("tt_env.arena.games.play_game", _rigged_play)

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tt_env import play
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,9 +46,45 @@ def test_a_round_to_the_end_with_numbers_and_words():
     assert "1) draw stock" in text
     assert "I do not understand 'nonsense'" in text
     assert "There is no move 99" in text
-    assert "not a legal move now" in text  # 'discard 7H' in the draw phase
+    assert "You must draw first" in text  # 'discard 7H' in the draw phase
     assert "Round 1 over" in text and "Game over" in text
     assert "End of input" not in text
+
+
+def test_an_illegal_move_says_why_and_a_stock_draw_names_its_card():
+    answers = ["discard KS", "draw", "draw", "discard KS", "go out 8C", "1", "take", "discard JH"]
+    status, text, _ = run(SHORT + ["--ascii"], answers + ["quit"])
+    assert status == 0
+    said = text.splitlines()
+    # seed 3: the hand is 8C 2D 7D, the top discard JS; the stock's top card is 9H
+    assert "Your hand (3): loose: 8C 2D 7D   deadwood 17" in said
+    for line in [
+        "You must draw first: 'draw' (from the stock) or 'take' (JS).",
+        "You draw 9H from the stock.",
+        "You have already drawn this turn: discard a card, or go out.",
+        "You do not hold KS.",
+        "You cannot go out discarding 8C: the rest of your hand does not all meld.",
+        "You take JH from the discard pile.",
+        "You took JH from the discard pile: it may not be discarded this turn.",
+    ]:
+        assert line in said, line
+    assert "not a legal move now" not in text
+
+
+def test_the_turn_cap_and_who_plays_first_are_explained(capsys):
+    status, text, _ = run(SHORT + ["--ascii"], ["quit"])
+    assert "counting (seat 1) dealt, you play first. ===" in text
+    assert "| turn 1 of 6" in text
+    assert "if nobody has gone out by turn 6, the round ends there and every hand is scored" in (
+        text
+    )
+    with pytest.raises(SystemExit):
+        play.main(["--help"])
+    helptext = " ".join(capsys.readouterr().out.split())
+    assert "0 plays first" not in helptext
+    assert "the first dealer is drawn from the seed: the seat after the dealer plays first" in (
+        helptext
+    )
 
 
 def test_hand_is_shown_with_its_melds():

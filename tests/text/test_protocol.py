@@ -16,6 +16,7 @@ from tt_env import three_thirteen_v0
 from tt_env.encoding.actions import GO_OUT_ACTION_BASE, describe
 from tt_env.game.rules import FIELD_NAMES, Rules
 from tt_env.text import (
+    WORDS_INSTRUCTIONS,
     AnswerError,
     RecentMoves,
     decision_prompt,
@@ -184,6 +185,73 @@ def test_recent_moves_name_the_public_events_since_the_last_decision():
     del taken
 
 
+def test_a_prompt_without_the_legal_moves_reads_moves_in_words_only():
+    checked = 0
+    for mask, obs, rules in positions({"num_players": 3}, 300, seed=8):
+        prompt = decision_prompt(obs, mask, rules, listed=False)
+        assert "Legal moves" not in prompt and prompt.endswith(WORDS_INSTRUCTIONS)
+        assert prompt.split("\n\nThe position:\n")[0] in decision_prompt(obs, mask, rules)
+        for _, action, words in legal_moves(mask):
+            assert parse_answer(f"I think so.\nMove: {words}", mask, numbered=False) == action
+            checked += 1
+        for answer in ("1", '{"move": 1}', "Move: 1"):
+            with pytest.raises(AnswerError) as caught:
+                parse_answer(answer, mask, numbered=False)
+            assert "1." not in str(caught.value) and "in words" in str(caught.value)
+    assert checked > 300
+
+
+def test_the_prompt_names_the_card_just_drawn_and_where_from():
+    env = three_thirteen_v0.raw_env(num_players=2)
+    env.reset(seed=3)
+    recent = RecentMoves(2)
+    me = env.agent_selection
+    recent.update(env.observe(me)["observation"])
+    before = env.game.hand(env.game.current)
+    env.step(0)  # draw stock
+    drawn = next(c for c in env.game.hand(env.game.current) if before.count(c) == 0)
+    obs = env.observe(me)
+    recent.update(obs["observation"])
+    assert recent.drawn == int(drawn)
+    prompt = decision_prompt(obs["observation"], obs["action_mask"], env.rules, drawn=recent.drawn)
+    assert (
+        f"It is your turn to discard (or go out). You drew {drawn} from the stock this turn."
+        in (prompt)
+    )
+    # without the history, the prompt says where the card came from
+    alone = decision_prompt(obs["observation"], obs["action_mask"], env.rules)
+    assert "You drew a card from the stock this turn." in alone
+    env.step(2 + int(drawn))  # discard it; the other seat takes it
+    other = RecentMoves(2)
+    other.update(env.observe(env.agent_selection)["observation"])
+    env.step(1)
+    obs = env.observe(env.agent_selection)
+    other.update(obs["observation"])
+    assert other.drawn is None
+    prompt = decision_prompt(obs["observation"], obs["action_mask"], env.rules, drawn=other.drawn)
+    assert f"You took {drawn} from the discard pile this turn." in prompt
+
+
+def test_the_prompt_counts_one_card_in_the_singular():
+    for mask, obs, rules in positions({"num_players": 2}, 400, seed=4):
+        prompt = decision_prompt(obs, mask, rules)
+        assert "(1 cards" not in prompt and " 1 cards" not in prompt
+        if "below it (1 card, any order)" in prompt:
+            break
+    else:
+        raise AssertionError("no position with one card below the top discard")
+
+
+def test_the_rules_speak_of_identical_cards_only_with_several_decks():
+    one, two = rules_text(Rules(num_players=2)), rules_text(Rules(num_players=5))
+    assert Rules(num_players=5).decks == 2
+    assert "copy" not in one and "identical" not in one and "repeat a suit" not in one
+    assert "may not be discarded in the same turn." in one
+    assert "a set may repeat a suit (7H 7H 7S is a set)" in two
+    assert "unless you hold an identical card from before" in two
+    assert "copy" not in two
+
+
 def test_the_manual_shows_the_prompt_the_code_prints(capsys):
     from pathlib import Path
 
@@ -195,3 +263,28 @@ def test_the_manual_shows_the_prompt_the_code_prints(capsys):
     assert command == "$ python -m tt_env.text --seed 7 --moves 9"
     assert main(["--seed", "7", "--moves", "9"]) == 0
     assert capsys.readouterr().out.rstrip("\n") == shown
+    assert f"```text\n{WORDS_INSTRUCTIONS}\n```" in doc  # the ending of legal_moves=hidden
+
+
+def test_the_command_s_help_is_whole_and_its_numbers_are_checked(capsys):
+    from tt_env.text.__main__ import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    assert done.value.code == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert (
+        "a decision of a seeded game of Three Thirteen (after --moves random legal moves), "
+        "and with --answer how an answer is read." in out
+    )
+    for argv, message in [
+        (["--moves", "-3"], "argument --moves: expected an integer >= 0, got -3"),
+        (["--seed", "-1"], "argument --seed: expected an integer >= 0, got -1"),
+        (["--players", "9"], "num_players must be 2..8, got 9"),
+        (["--moves", "100000"], "argument --moves: the game of seed 0 ends after "),
+    ]:
+        with pytest.raises(SystemExit) as done:
+            main(argv)
+        assert done.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"python -m tt_env.text: error: {message}") and err.count("\n") == 1

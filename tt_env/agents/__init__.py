@@ -20,7 +20,7 @@ spec               agent                                       plays
 :data:`BUILTIN_AGENTS`.
 """
 
-from tt_env.agents.base import Agent, BaseAgent, legal_actions
+from tt_env.agents.base import Agent, BaseAgent, Forfeit, as_action, legal_actions
 from tt_env.agents.counting import CountingAgent
 from tt_env.agents.greedy import GreedyAgent
 from tt_env.agents.llm import LLMAgent
@@ -39,10 +39,12 @@ __all__ = [
     "BUILTIN_AGENTS",
     "BaseAgent",
     "CountingAgent",
+    "Forfeit",
     "GreedyAgent",
     "LLMAgent",
     "RandomAgent",
     "SearchAgent",
+    "as_action",
     "legal_actions",
     "make_agent",
     "register_model_loader",

@@ -7,10 +7,12 @@ member                      meaning
 ==========================  =================================================================
 ``name: str``               a short label for tables and logs (``"greedy"``)
 ``act(observation, mask)``  the action (an ``int`` in ``0..107``, see
-                            :mod:`tt_env.encoding.actions`) for the flat observation vector and the
-                            108-long action mask of :mod:`tt_env.three_thirteen_v0`; it must be a
-legal action ``reset(seed)``             optional: a new game starts; reseed any randomness with
-``seed`` ``new_round()``             optional: a new round was dealt (forget per-round memory)
+                            :mod:`tt_env.encoding.actions`; a whole float or a numpy number
+                            is taken too, :func:`as_action`) for the flat observation vector
+                            and the 108-long action mask of :mod:`tt_env.three_thirteen_v0`;
+                            it must be a legal action
+``reset(seed)``             optional: a new game starts; reseed any randomness with ``seed``
+``new_round()``             optional: a new round was dealt (forget per-round memory)
 ``explain(observation,      optional: called right after ``act`` with the same arguments (by
 mask)``                     the replay writers, :func:`tt_env.replay.explain_move`): what the
                             agent made of its candidates, as ``(kind, {action: value})``
@@ -20,6 +22,10 @@ mask)``                     the replay writers, :func:`tt_env.replay.explain_mov
                             answer), kept in the replay
 ==========================  =================================================================
 
+An agent may give up the rest of a round instead of choosing a move by raising :class:`Forfeit`
+from ``act`` (the ``llm`` agent's ``on_invalid=forfeit``): ``tt-arena``, as referee, scores the
+forfeit (:mod:`tt_env.arena.forfeits`); any other caller gets the exception.
+
 Agents see only what a player sees: the observation vector (decoded with
 :func:`tt_env.encoding.observation.decode`) and the mask. They never touch the engine's hidden state
 (other hands, the stock order); ``tests/test_agents.py`` walks their imports to keep it so.
@@ -27,9 +33,16 @@ Agents see only what a player sees: the observation vector (decoded with
 
 from __future__ import annotations
 
+import reprlib
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+
+class Forfeit(Exception):
+    """Raised by an agent's ``act`` to forfeit the round (its message says why). ``tt-arena``
+    plays the seat's remaining turns of the round as passes and scores its round as if it held
+    its whole hand (RULES.md, "Decided in this implementation")."""
 
 
 @runtime_checkable
@@ -90,3 +103,20 @@ def legal_actions(action_mask: np.ndarray) -> np.ndarray:
     if legal.size == 0:
         raise ValueError("the action mask allows no action: this agent is not on turn")
     return legal
+
+
+def as_action(value) -> int:
+    """The action an agent's ``act`` returned, as an ``int``: an int, a numpy integer, a whole
+    float (``3.0``, ``np.float32(3)``: a network's output) or a single such number in an array
+    (``np.array(3)``). Anything else raises :class:`TypeError` saying an int is expected: a
+    fraction, text, a ``bool``, a list. Whether the action is legal is the caller's to check."""
+    number = value
+    if isinstance(value, np.ndarray) and value.size == 1:
+        number = value.reshape(()).item()
+    if not isinstance(number, (bool, np.bool_)):
+        if isinstance(number, (int, np.integer)):
+            return int(number)
+        if isinstance(number, (float, np.floating)) and float(number).is_integer():
+            return int(number)
+    shown = reprlib.repr(value)
+    raise TypeError(f"an action is an int in 0..107, got {shown} ({type(value).__name__})")

@@ -5,20 +5,25 @@ local server (vLLM, llama.cpp's ``llama-server``, Ollama's ``/v1``) or a hosted 
 ``base_url`` for OpenAI's). It needs the extra ``llm`` (the ``openai`` client library).
 
 Each decision is one chat request: the prompt of :mod:`tt_env.text` (the rules in force, the
-position from the seat's observation alone, the numbered legal moves) and the model's answer,
-read by :func:`tt_env.text.parse_answer`:
+position from the seat's observation alone, the numbered legal moves, or with
+``legal_moves=hidden`` no list: the move is named in words) and the model's answer, read by
+:func:`tt_env.text.parse_answer`:
 
 - an answer that names no legal move gets **one retry** that quotes the error; a second bad
-  answer, a server that does not answer within ``timeout`` seconds (over ``retries`` + 1
-  attempts), or an error from the server, gives the **fallback**: the move ``counting`` would
-  make. Every fallback is counted (:meth:`LLMAgent.usage`, and ``tt-arena``'s results);
+  answer gives, as ``on_invalid`` says, the **fallback** (the move ``counting`` would make) or
+  a **forfeit** (:class:`~tt_env.agents.Forfeit` is raised: ``tt-arena`` scores the seat's
+  round as if it held its whole hand); a server that does not answer within ``timeout``
+  seconds (over ``retries`` + 1 attempts), or answers with an error, gives the fallback
+  whatever ``on_invalid`` says (the model was not heard). Every fallback and forfeit is
+  counted (:meth:`LLMAgent.usage`, and ``tt-arena``'s results);
 - a move that is the only legal one is played without asking;
 - the API key is read from the environment variable ``api_key_env`` (``OPENAI_API_KEY`` by
   default), never from the command line; a local server that needs none gets a placeholder.
 
 Options (``llm(name=value, ...)``): ``model`` (required), ``base_url``, ``temperature`` (0.0),
 ``timeout`` (seconds per decision, 60), ``retries`` (1: attempts after a failed request),
-``max_tokens`` (the answer's length, 400), ``api_key_env``.
+``max_tokens`` (the answer's length, 400), ``api_key_env``, ``legal_moves`` (``listed``, the
+default, or ``hidden``), ``on_invalid`` (``fallback``, the default, or ``forfeit``).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from tt_env.agents.base import BaseAgent, legal_actions
+from tt_env.agents.base import BaseAgent, Forfeit, legal_actions
 from tt_env.agents.specs import builtin_agent, make_agent
 from tt_env.text import AnswerError, RecentMoves, decision_prompt, parse_answer
 
@@ -38,6 +43,14 @@ SYSTEM_PROMPT = (
     "position and the numbered legal moves; reply with the number of the move you play. You may "
     "think first, but end your reply with a line 'Move: <number>'."
 )
+SYSTEM_PROMPT_HIDDEN = (
+    "You are an expert player of the rummy card game Three Thirteen. You get the rules and the "
+    "position; reply with the move you play, in words. You may think first, but end your reply "
+    "with a line 'Move: <move>', as in 'Move: discard 7H'."
+)
+"""The system prompt with ``legal_moves=hidden``."""
+LEGAL_MOVES = ("listed", "hidden")
+ON_INVALID = ("fallback", "forfeit")
 PLACEHOLDER_KEY = "not-needed"  # what a local server without authentication is sent
 
 
@@ -64,6 +77,8 @@ class LLMAgent(BaseAgent):
         retries: int = 1,
         max_tokens: int = 400,
         api_key_env: str = "OPENAI_API_KEY",
+        legal_moves: str = "listed",
+        on_invalid: str = "fallback",
     ) -> None:
         super().__init__(num_players, rules, seed)
         if not model or not isinstance(model, str):
@@ -76,6 +91,10 @@ class LLMAgent(BaseAgent):
             raise ValueError(f"llm temperature must be a number, got {temperature!r}")
         if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
             raise ValueError(f"llm max_tokens must be an integer >= 1, got {max_tokens!r}")
+        if legal_moves not in LEGAL_MOVES:
+            raise ValueError(f"llm legal_moves must be listed or hidden, got {legal_moves!r}")
+        if on_invalid not in ON_INVALID:
+            raise ValueError(f"llm on_invalid must be fallback or forfeit, got {on_invalid!r}")
         key = os.environ.get(str(api_key_env))
         if not key and base_url is None:
             raise LLMError(
@@ -95,6 +114,8 @@ class LLMAgent(BaseAgent):
         self.retries = retries
         self.max_tokens = max_tokens
         self.api_key_env = str(api_key_env)
+        self.legal_moves = legal_moves
+        self.on_invalid = on_invalid
         self._openai = openai
         self._client = self._make_client()
         self._recent = RecentMoves(self.num_players)
@@ -113,13 +134,14 @@ class LLMAgent(BaseAgent):
             "seconds": 0.0,
             "retries": 0,
             "fallbacks": 0,
+            "forfeits": 0,
         }
         self.fallback_reasons: list[str] = []
 
     def usage(self) -> dict[str, float]:
         """Since the last :meth:`reset`: decisions, those asked of the model, requests sent,
-        tokens (prompt and completion), seconds waiting, retries after a bad answer, and
-        fallbacks to ``counting``'s move."""
+        tokens (prompt and completion), seconds waiting, retries after a bad answer,
+        fallbacks to ``counting``'s move, and forfeits (``on_invalid=forfeit``)."""
         return dict(self._usage)
 
     def reset(self, seed: int | None = None) -> None:
@@ -164,11 +186,15 @@ class LLMAgent(BaseAgent):
             self._last = {"answer": None, "action": int(legal[0]), "note": "the only legal move"}
             return int(legal[0])
         self._usage["asked"] += 1
-        prompt = decision_prompt(observation, action_mask, self.rules, recent)
+        listed = self.legal_moves == "listed"
+        prompt = decision_prompt(
+            observation, action_mask, self.rules, recent, drawn=self._recent.drawn, listed=listed
+        )
         messages = [
-            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "system", "content": SYSTEM_PROMPT if listed else SYSTEM_PROMPT_HIDDEN},
             {"role": "user", "content": prompt},
         ]
+        move = "<number>" if listed else "<move>"
         deadline = time.monotonic() + self.timeout
         answers: list[str] = []
         for attempt in range(2):  # the answer, then one retry that quotes the error
@@ -177,19 +203,20 @@ class LLMAgent(BaseAgent):
                 return self._fallback(observation, action_mask, error, answers)
             answers.append(answer)
             try:
-                action = parse_answer(answer, action_mask)
+                action = parse_answer(answer, action_mask, numbered=listed)
             except AnswerError as exc:
                 if attempt == 1:
-                    return self._fallback(
-                        observation, action_mask, f"unusable answer twice: {exc}", answers
-                    )
+                    why = f"unusable answer twice: {exc}"
+                    if self.on_invalid == "forfeit":
+                        self._forfeit(why, answers)
+                    return self._fallback(observation, action_mask, why, answers)
                 self._usage["retries"] += 1
                 messages += [
                     {"role": "assistant", "content": answer},
                     {
                         "role": "user",
                         "content": f"That answer cannot be played: {exc}. Reply again, ending "
-                        "with a line 'Move: <number>'.",
+                        f"with a line 'Move: {move}'.",
                     },
                 ]
                 continue
@@ -249,6 +276,14 @@ class LLMAgent(BaseAgent):
         self._last = {"answer": said, "action": action, "note": f"fallback: {why}"}
         return action
 
+    def _forfeit(self, why: str, answers: list[str]) -> None:
+        """Give up the round (``on_invalid=forfeit``): raises :class:`Forfeit`."""
+        self._usage["forfeits"] += 1
+        self.fallback_reasons.append(f"forfeit: {why}")
+        said = "\n---\n".join(answers) if answers else None
+        self._last = {"answer": said, "action": None, "note": f"forfeit: {why}"}
+        raise Forfeit(why)
+
     def explain(self, observation: np.ndarray, action_mask: np.ndarray):
         """For replays: the move played and what the model said (or why it fell back)."""
         last = self._last
@@ -266,4 +301,4 @@ def _first_line(exc: BaseException) -> str:
     return text[0][:200] if text else type(exc).__name__
 
 
-__all__ = ["LLMAgent", "LLMError", "SYSTEM_PROMPT"]
+__all__ = ["LLMAgent", "LLMError", "SYSTEM_PROMPT", "SYSTEM_PROMPT_HIDDEN"]

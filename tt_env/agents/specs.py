@@ -82,6 +82,8 @@ def _load_loader_modules() -> None:
 
 _SET_BY_THE_GAME = ("num_players", "rules", "seed")
 _OPTIONS = re.compile(r"^\s*([A-Za-z][\w-]*)\s*\((.*)\)\s*$", re.S)
+# module.path:ClassName, with options in parentheses or not
+_CLASS_SPEC = re.compile(r"^\s*([^\s:()]+):([^\s:()]+)\s*(?:\((.*)\))?\s*$", re.S)
 
 
 def _builtin_options(text: str) -> tuple[type, dict[str, Any]] | None:
@@ -90,16 +92,26 @@ def _builtin_options(text: str) -> tuple[type, dict[str, Any]] | None:
     match = _OPTIONS.match(text)
     if match is None or match.group(1).lower() not in BUILTIN_AGENTS:
         return None
+    cls = BUILTIN_AGENTS[match.group(1).lower()]
+    options = _parse_options(text, match.group(2))
+    _check_options(text, match.group(1).lower(), options, _agent_options(cls))
+    return cls, options
+
+
+def _parse_options(text: str, body: str) -> dict[str, Any]:
+    """The ``name=value`` options of the spec ``text`` (``body``: what its parentheses hold)."""
     options: dict[str, Any] = {}
-    body = match.group(2).strip()
-    for item in filter(None, (part.strip() for part in body.split(","))):
+    for item in filter(None, (part.strip() for part in body.strip().split(","))):
         key, eq, raw = item.partition("=")
         key, raw = key.strip(), raw.strip()
         if not eq or not key.isidentifier() or not raw:
             raise ValueError(f"agent {text!r}: options are name=value pairs, got {item!r}")
         options[key] = _option_value(raw)
-    cls = BUILTIN_AGENTS[match.group(1).lower()]
-    valid = _agent_options(cls)
+    return options
+
+
+def _check_options(text: str, who: str, options: dict[str, Any], valid: list[str]) -> None:
+    """A :class:`ValueError` naming the first of ``options`` that is not one of ``valid``."""
     for key in options:
         if key not in valid:
             close = difflib.get_close_matches(key, valid, n=1)
@@ -107,10 +119,7 @@ def _builtin_options(text: str) -> tuple[type, dict[str, Any]] | None:
             if key in _SET_BY_THE_GAME:
                 hint = " (the game sets it)"
             takes = f"takes {', '.join(valid)}" if valid else "takes no options"
-            raise ValueError(
-                f"agent {text!r}: unknown option {key!r}{hint}; {match.group(1).lower()} {takes}"
-            )
-    return cls, options
+            raise ValueError(f"agent {text!r}: unknown option {key!r}{hint}; {who} {takes}")
 
 
 def _agent_options(cls: type) -> list[str]:
@@ -157,21 +166,28 @@ def split_specs(text: str) -> list[str]:
 
 def spec_label(spec: str) -> str:
     """A short label for an agent spec: ``"greedy"``, ``"MyAgent"``, ``"ppo_2p"``,
-    ``"search(samples=16)"``."""
+    ``"search(samples=16)"``, ``"MyAgent(depth=2)"``."""
     spec = str(spec).strip()
     if spec.lower() in BUILTIN_AGENTS:
         return spec.lower()
     match = _OPTIONS.match(spec)
     if match and match.group(1).lower() in BUILTIN_AGENTS:
-        options = [_short_option(item) for item in match.group(2).split(",") if item.strip()]
-        return f"{match.group(1)}({','.join(options)})"
+        return _with_options(match.group(1), match.group(2))
     if ":" in spec and not os.path.exists(spec):
-        return spec.rsplit(":", 1)[1]
+        match = _CLASS_SPEC.match(spec)
+        if match and match.group(3) is not None:
+            return _with_options(match.group(2), match.group(3))
+        return match.group(2) if match else spec.rsplit(":", 1)[1]
     base = os.path.basename(spec.rstrip("/\\")) or spec
     for ext in (".npz", ".zip", ".pt", ".pth", ".onnx"):
         if base.endswith(ext):
             return base[: -len(ext)]
     return base
+
+
+def _with_options(name: str, body: str) -> str:
+    options = [_short_option(item) for item in body.split(",") if item.strip()]
+    return f"{name}({','.join(options)})"
 
 
 def _short_option(item: str) -> str:
@@ -185,18 +201,78 @@ def _short_option(item: str) -> str:
     return re.sub(r"\s+", "", f"{key}{eq}{value}")
 
 
-def _construct(
-    factory: Callable[..., Any], num_players: int, rules: Rules, seed: int | None
-) -> Any:
-    """Call ``factory`` with those of ``num_players``, ``rules``, ``seed`` it accepts."""
+def _from_module(text: str, num_players: int, rules: Rules, seed: int | None) -> Any:
+    """The agent of a spec ``"module.path:ClassName"`` or ``"module.path:ClassName(depth=2)"``:
+    the class (or factory) called with those of ``num_players``, ``rules``, ``seed`` it accepts
+    and the spec's options as keyword arguments."""
+    match = _CLASS_SPEC.match(text)
+    if match is None:
+        raise ValueError(
+            f"agent {text!r}: expected module.path:ClassName, with any options in parentheses: "
+            "module.path:ClassName(name=value, ...)"
+        )
+    module_name, attr, body = match.groups()
+    options = _parse_options(text, body or "")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ValueError(f"agent {text!r}: cannot import module {module_name!r}: {exc}") from None
+    factory = getattr(module, attr, None)
+    if factory is None or not callable(factory):
+        raise ValueError(f"agent {text!r}: module {module_name!r} has no class {attr!r}")
+    kwargs = _arguments(text, factory, attr, options, num_players, rules, seed)
+    try:
+        agent = factory(**kwargs)
+    except Exception as exc:  # the user's constructor: say whose it was (--debug: the traceback)
+        raise ValueError(f"agent {text!r}: {attr}() raised {type(exc).__name__}: {exc}") from exc
+    if not callable(getattr(agent, "act", None)):
+        raise ValueError(f"agent {text!r} has no act(observation, action_mask) method")
+    if not hasattr(agent, "name"):
+        try:
+            agent.name = spec_label(text)
+        except AttributeError:
+            pass
+    return agent
+
+
+def _arguments(
+    text: str,
+    factory: Callable[..., Any],
+    attr: str,
+    options: dict[str, Any],
+    num_players: int,
+    rules: Rules,
+    seed: int | None,
+) -> dict[str, Any]:
+    """The keyword arguments of ``factory``: those of ``num_players``, ``rules``, ``seed`` it
+    accepts, and the spec's ``options``; a :class:`ValueError` in one line for an option it does
+    not take or an argument it needs and the spec does not give."""
     offered = {"num_players": num_players, "rules": rules, "seed": seed}
     try:
         params = inspect.signature(factory).parameters
-    except (TypeError, ValueError):
-        return factory()
+    except (TypeError, ValueError):  # no signature to read (a builtin): the options as given
+        return dict(options)
     if any(p.kind == p.VAR_KEYWORD for p in params.values()):
-        return factory(**offered)
-    return factory(**{k: v for k, v in offered.items() if k in params})
+        return {**offered, **options}
+    named = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    valid = [p.name for p in params.values() if p.kind in named and p.name not in _SET_BY_THE_GAME]
+    _check_options(text, attr, options, valid)
+    kwargs = {**{k: v for k, v in offered.items() if k in params}, **options}
+    missing = [
+        p.name
+        for p in params.values()
+        if p.default is p.empty
+        and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        and p.name not in kwargs
+    ]
+    if missing:
+        base = text.split("(", 1)[0].strip()
+        example = ", ".join(f"{name}=..." for name in missing)
+        raise ValueError(
+            f"agent {text!r}: {attr}() needs {', '.join(missing)}, which the game does not "
+            f"give: pass it in the spec, as in '{base}({example})'"
+        )
+    return kwargs
 
 
 def make_agent(
@@ -206,8 +282,9 @@ def make_agent(
 
     ``spec`` is ``"random"``, ``"greedy"``, ``"counting"``, ``"search"``, a built-in agent with
     options (``"search(samples=256, rollout=counting)"``: its keyword arguments),
-    ``"module.path:ClassName"`` (a class or
-    factory taking any of ``num_players``, ``rules``, ``seed``), the path or name of a saved
+    ``"module.path:ClassName"`` (a class or factory taking any of ``num_players``, ``rules``,
+    ``seed``; options in parentheses, ``"module.path:ClassName(depth=2)"``, are more keyword
+    arguments), the path or name of a saved
     model (handed to the registered model loaders), or already an agent object (returned as is).
     """
     if rules is None:
@@ -232,25 +309,7 @@ def make_agent(
         agent.name = spec_label(text)
         return agent
     if ":" in text and not os.path.exists(text):
-        module_name, _, attr = text.rpartition(":")
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as exc:
-            raise ValueError(
-                f"agent {text!r}: cannot import module {module_name!r}: {exc}"
-            ) from None
-        factory = getattr(module, attr, None)
-        if factory is None or not callable(factory):
-            raise ValueError(f"agent {text!r}: module {module_name!r} has no class {attr!r}")
-        agent = _construct(factory, num_players, rules, seed)
-        if not callable(getattr(agent, "act", None)):
-            raise ValueError(f"agent {text!r} has no act(observation, action_mask) method")
-        if not hasattr(agent, "name"):
-            try:
-                agent.name = attr
-            except AttributeError:
-                pass
-        return agent
+        return _from_module(text, num_players, rules, seed)
     _load_loader_modules()
     for loader in _MODEL_LOADERS:
         agent = loader(text, num_players, rules, seed)

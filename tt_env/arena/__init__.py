@@ -51,6 +51,7 @@ module            owns
 ================  ===========================================================================
 ``schedule``      tables, seat rotations and the seeds of each game (:func:`schedule`)
 ``games``         one game (:func:`play_game`), its replay files, the worker processes
+``forfeits``      the referee's ruling on an agent that forfeits a round
 ``on_ray``        the games as Ray tasks (``--ray``)
 ``stats``         means with Student-t intervals, per agent and per pair; OpenSkill ratings
 ``results``       :class:`TournamentResult`: tables, CSV, JSON, plot; :func:`load_results`
@@ -86,6 +87,7 @@ from tt_env.arena.schedule import (
     DEFAULT_AGENTS,
     DEFAULT_GAMES,
     DEFAULT_MODELS,
+    AgentFailed,
     ArenaError,
     GameResult,
     Match,
@@ -106,11 +108,10 @@ from tt_env.arena.stats import (
     t_cdf,
     t_quantile,
 )
-from tt_env.arena.tournament import (
-    run_tournament,
-)
+from tt_env.arena.tournament import run_tournament
 
 __all__ = [
+    "AgentFailed",
     "AgentStats",
     "ArenaError",
     "CONFIDENCE",

@@ -57,8 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
         f"({', '.join(DEFAULT_MODELS)}), {DEFAULT_GAMES} deals, 2 seats (a round "
         "robin of all pairs).",
         epilog=f"Agents: {', '.join(BUILTIN_AGENTS)} (options in parentheses, e.g. "
-        "search(samples=16)), module.path:ClassName (imports and runs that "
-        "module: only name code you trust), or a saved model's path or name (models/). "
+        "search(samples=16)), module.path:ClassName (options too: "
+        "module.path:ClassName(depth=2); imports and runs that module: only name code you "
+        "trust), or a saved model's path or name (models/). "
         "Ctrl-C keeps the games finished so far (in the --json file, or in "
         "tt-arena-interrupted-<time>.json) and --resume FILE plays the rest. "
         "Example: tt-arena greedy counting --games 200 --workers 2 --plot scores.png",
@@ -140,6 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--quiet", "-q", action="store_true", help="no progress bar and no table (files only)"
     )
     parser.add_argument("--plain", action="store_true", help="plain-text table (no rich)")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="on an error, print its traceback too (for an agent that raised: where in its code)",
+    )
     add_rules_arguments(parser)
     parser.set_defaults(preset=UNSET)  # to tell a --preset given from the default (--resume)
     return parser
@@ -311,7 +317,6 @@ def _write_outputs(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``tt-arena``: run a tournament from the command line; returns the exit status."""
-    from tt_env.cli import one_line
     from tt_env.game.melds import kernel_module
 
     parser = build_parser()
@@ -337,10 +342,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             on_start=None if args.quiet or plan.ray_address is not None else kernel_module,
         )
     except (ArenaError, ValueError, ImportError, FileNotFoundError) as exc:
-        print(f"tt-arena: error: {one_line(exc)}", file=sys.stderr)
+        _report(exc, args.debug)
         return 2
     except OSError as exc:  # a replay of --replays that could not be written (a full disk)
-        print(f"tt-arena: error: {one_line(exc)}", file=sys.stderr)
+        _report(exc, args.debug)
         return 1
     except TournamentInterrupted as exc:
         return _interrupted(exc.result, plan, args)
@@ -356,6 +361,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if ok and plan.replays is not None and not args.quiet:
         print(f"tt-arena: replays in {os.path.join(plan.replays, 'index.html')}")
     return 0 if ok else 1
+
+
+def _report(exc: BaseException, debug: bool) -> None:
+    """The error in one line; with ``--debug`` its traceback first (an agent's, from the
+    process that played the game, when an agent raised)."""
+    import traceback
+
+    from tt_env.cli import one_line
+
+    if debug:
+        details = getattr(exc, "details", "") or "".join(traceback.format_exception(exc))
+        print(details.rstrip("\n"), file=sys.stderr)
+    print(f"tt-arena: error: {one_line(exc)}", file=sys.stderr)
 
 
 def _interrupted(result: TournamentResult | None, plan: _Plan, args: argparse.Namespace) -> int:

@@ -9,9 +9,9 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
-from tt_env.arena.schedule import ArenaError, GameResult, Match
+from tt_env.agents.base import Forfeit
+from tt_env.arena.forfeits import Forfeits
+from tt_env.arena.schedule import AgentFailed, ArenaError, GameResult, Match
 from tt_env.arena.stats import _labels
 from tt_env.game.rules import Rules
 from tt_env.util.files import write_text_atomically
@@ -38,11 +38,12 @@ def play_game(
     """Play one game of ``match`` with ``agents[s]`` in seat ``s`` through the AEC environment.
 
     The agents get only the observation and the mask; the arena, as referee, reads the round
-    results from the environment's engine. With ``replays`` (a directory) the game's record,
-    with the seats' ``names`` and the agents' explanations (:func:`tt_env.replay.explain_move`),
-    and its replay page are written there (:func:`replay_name`).
+    results from the environment's engine, and rules on an agent that forfeits a round
+    (:class:`tt_env.agents.Forfeit`, :mod:`tt_env.arena.forfeits`). With ``replays`` (a
+    directory) the game's record, with the seats' ``names`` and the agents' explanations
+    (:func:`tt_env.replay.explain_move`), and its replay page are written there
+    (:func:`replay_name`).
     """
-    from tt_env.encoding.actions import describe
     from tt_env.env import aec as three_thirteen_v0
 
     if replays is not None:
@@ -56,6 +57,7 @@ def play_game(
             reset(agent_seed)
     env.reset(seed=match.env_seed)
     game = env.unwrapped.game
+    forfeits = Forfeits(game, rules)
     seat_of = {name: i for i, name in enumerate(env.possible_agents)}
     rounds_seen = len(game.round_results)
     steps = 0
@@ -66,43 +68,46 @@ def play_game(
             continue
         if len(game.round_results) != rounds_seen:  # a new round was dealt
             rounds_seen = len(game.round_results)
+            forfeits.new_round()
             for agent in agents:
                 hook = getattr(agent, "new_round", None)
                 if callable(hook):
                     hook()
         seat = seat_of[name]
         mask = observation["action_mask"]
-        action = agents[seat].act(observation["observation"], mask)
-        if not (isinstance(action, (int, np.integer)) and 0 <= action < mask.size and mask[action]):
-            what = (
-                describe(int(action))
-                if isinstance(action, (int, np.integer)) and (0 <= action < mask.size)
-                else repr(action)
-            )
-            raise ArenaError(
-                f"agent {getattr(agents[seat], 'name', agents[seat])!r} in seat "
-                f"{seat} chose an illegal action: {what} (deal {match.deal})"
-            )
+        forfeits.see(seat)
+        action, note = None, None
+        if seat not in forfeits.reasons:
+            try:
+                action = _action_of(agents[seat], seat, match, observation["observation"], mask)
+            except Forfeit as exc:
+                forfeits.forfeit(seat, str(exc) or "forfeited")
+                note = {"kind": "forfeit", "values": {}, "text": forfeits.reasons[seat]}
+        if action is None:  # out of this round: the referee passes for it
+            action = forfeits.pass_move(seat, mask)
+            note = note or {"kind": "forfeit", "values": {}, "text": "a pass (forfeited)"}
+        elif replays is not None:
+            note = explain_move(agents[seat], observation["observation"], mask)
         if replays is not None:
-            notes.append(explain_move(agents[seat], observation["observation"], mask))
+            notes.append(note)
         env.step(int(action))
         steps += 1
     if replays is not None:
         _write_replay(replays, match.key, game, names, notes)
     results = game.round_results
-    scores = tuple(int(s) for s in game.scores)
     if episode == "round":  # the environment stops after one round; score only that one
         results = results[:1]
-        scores = tuple(int(p) for p in results[0].penalties)
+    penalties = forfeits.penalties(results)
+    scores = tuple(sum(p[seat] for p in penalties) for seat in range(len(agents)))
     best = min(scores)
-    usage = tuple(_usage_of(agent) for agent in agents)
+    usage = tuple(_usage_of(agent, n) for agent, n in zip(agents, forfeits.counts))
     return GameResult(
         deal=match.deal,
         table=match.table,
         rotation=match.rotation,
         seats=match.seats,
         scores=scores,
-        round_penalties=tuple(tuple(int(p) for p in r.penalties) for r in results),
+        round_penalties=penalties,
         went_out=tuple(r.went_out for r in results),
         winners=tuple(s for s, score in enumerate(scores) if score == best),
         steps=steps,
@@ -110,13 +115,48 @@ def play_game(
     )
 
 
-def _usage_of(agent: Any) -> dict[str, float] | None:
+def _action_of(agent: Any, seat: int, match: Match, observation, mask) -> int:
+    """The legal action ``agent`` plays in ``seat``; an :class:`ArenaError` naming the agent,
+    the seat and the game when it raises (:class:`AgentFailed`, with the traceback) or its
+    answer is not a legal action."""
+    import traceback
+
+    from tt_env.agents.base import as_action
+    from tt_env.encoding.actions import describe
+
+    who = f"agent {getattr(agent, 'name', type(agent).__name__)!r} in seat {seat}"
+    where = f"deal {match.deal}, table {match.table}, rotation {match.rotation}"
+    try:
+        chosen = agent.act(observation, mask)
+    except Forfeit:
+        raise
+    except Exception as exc:
+        raise AgentFailed(
+            f"{who} raised {type(exc).__name__}: {exc} ({where}; tt-arena --debug shows the "
+            "traceback)",
+            "".join(traceback.format_exception(exc)),
+        ) from exc
+    try:
+        action = as_action(chosen)
+    except TypeError as exc:
+        raise ArenaError(f"{who} did not answer with an action: {exc} ({where})") from None
+    if not (0 <= action < mask.size and mask[action]):
+        what = describe(action) if 0 <= action < mask.size else repr(action)
+        raise ArenaError(f"{who} chose an illegal action: {what} ({where})")
+    return action
+
+
+def _usage_of(agent: Any, forfeits: int = 0) -> dict[str, float] | None:
     """The costs an agent reports for the game just played (``usage()``; counted since its
-    ``reset``), or None."""
+    ``reset``) with the rounds it forfeited (``forfeits``, the referee's count), or None when
+    it reports none and forfeited none."""
     usage = getattr(agent, "usage", None)
     if not callable(usage):
-        return None
-    return {str(k): float(v) for k, v in usage().items()}
+        return {"forfeits": float(forfeits)} if forfeits else None
+    counts = {str(k): float(v) for k, v in usage().items()}
+    if forfeits or "forfeits" in counts:
+        counts["forfeits"] = float(forfeits)
+    return counts
 
 
 def _write_replay(directory, key, game, names, notes) -> None:

@@ -247,18 +247,23 @@ class TournamentResult:
         return lines
 
     def usage_lines(self) -> list[str]:
-        """The costs of the agents that report them (``llm`` agents): a table of requests,
-        tokens per game, seconds per decision and fallbacks; empty when none does."""
+        """The costs of the agents that report them (``llm`` agents) or forfeited a round: a
+        table of requests, tokens per game, seconds per decision, fallbacks and forfeits;
+        empty when none does."""
         board = [(rank, s) for rank, s in enumerate(self.leaderboard, 1) if s.usage]
         if not board:
             return []
-        rows = [["#", "agent", "asked", "tokens/game", "s/decision", "retries", "fallbacks"]]
+        rows = [
+            ["#", "agent", "asked", "tokens/game", "s/decision", "retries", "fallbacks", "forfeits"]
+        ]
+        rounds = self.rules.num_rounds if self.episode == "game" else 1
         for rank, s in board:
             u = s.usage
             asked = u.get("asked", 0.0)
             tokens = u.get("prompt_tokens", 0.0) + u.get("completion_tokens", 0.0)
             fallbacks = u.get("fallbacks", 0.0)
             share = f" ({100 * fallbacks / asked:.1f}%)" if asked else ""
+            forfeits = u.get("forfeits", 0.0)
             rows.append(
                 [
                     str(rank),
@@ -268,12 +273,15 @@ class TournamentResult:
                     f"{u.get('seconds', 0.0) / asked:.2f}" if asked else "-",
                     f"{u.get('retries', 0.0):,.0f}",
                     f"{fallbacks:,.0f}{share}",
+                    f"{forfeits:,.0f} ({100 * forfeits / max(1, s.games * rounds):.1f}%)",
                 ]
             )
         return [
             "",
             "costs (asked: decisions put to the model; a fallback plays counting's move after "
-            "a failed request or two unusable answers):",
+            "a failed request, or two unusable answers with on_invalid=fallback; a forfeit gives "
+            "up the round after two unusable answers (on_invalid=forfeit), scored as if the "
+            "whole hand were held; forfeits in % of rounds played):",
             *_grid(rows),
         ]
 

@@ -29,6 +29,16 @@ class ArenaError(RuntimeError):
     """A tournament could not be played as asked (bad agents, an illegal action, ...)."""
 
 
+class AgentFailed(ArenaError):
+    """An agent raised an exception in a game: the message names the agent, its seat and the
+    game; ``details`` is the traceback, as text (it crosses from a worker process), which
+    ``tt-arena --debug`` prints."""
+
+    def __init__(self, message: str, details: str = "") -> None:
+        super().__init__(message)
+        self.details = details
+
+
 class TournamentInterrupted(KeyboardInterrupt):
     """Ctrl-C during :func:`run_tournament`: ``result`` holds the games finished so far (their
     statistics; ``None`` when no game had finished). Pass ``result.results`` as ``done`` to

@@ -168,6 +168,8 @@ class TerminalGame:
         return True
 
     def _play(self) -> int:
+        from tt_env.agents import as_action
+
         env = self.env
         try:
             env.reset(seed=self.seed)
@@ -193,13 +195,21 @@ class TerminalGame:
                     action = self._ask(obs)
                 else:
                     agent = self.agents[seat]
-                    action = int(agent.act(obs["observation"], obs["action_mask"]))
+                    action = as_action(agent.act(obs["observation"], obs["action_mask"]))
                     if self.save is not None:
                         from tt_env.replay import explain_move
 
                         note = explain_move(agent, obs["observation"], obs["action_mask"])
-                self._tell(seat, action)
-                env.step(action)
+                if seat == self.seat and action == DRAW_STOCK_ACTION:
+                    # the card is named once drawn: it is the person's to see, no one else's
+                    before = env.game.hand_counts(seat)
+                    env.step(action)
+                    after = env.game.hand_counts(seat)
+                    drawn = next(k for k, (a, b) in enumerate(zip(before, after)) if b > a)
+                    self.say(f"You draw {self.card(drawn, env.game.wild_rank)} from the stock.")
+                else:
+                    self._tell(seat, action)
+                    env.step(action)
                 self.notes.append(note)
                 done = len(env.game.round_results)
                 if done != rounds_seen:
@@ -221,20 +231,23 @@ class TerminalGame:
 
     def _announce_round(self) -> None:
         g = self.env.game
+        first = self.names[(g.dealer + 1) % self.n]
         self.say("")
         self.say(
             f"=== Round {g.round_index + 1}/{self.rules.num_rounds}: {g.cards_dealt} cards "
-            f"each, {RANK_NAMES[g.wild_rank]}s are wild; {self.names[g.dealer]} dealt. ==="
+            f"each, {RANK_NAMES[g.wild_rank]}s are wild; {self.names[g.dealer]} dealt, "
+            f"{first} {'play' if first == 'you' else 'plays'} first. ==="
         )
 
     def _tell(self, seat: int, action: int) -> None:
-        """Say what a move does, before it is played (the top discard is still there)."""
+        """Say what a move does, before it is played (the top discard is still there); not the
+        person's own stock draw, which is told with the card once drawn."""
         g = self.env.game
         you = seat == self.seat
         who = "You" if you else self.names[seat]
         verb = (lambda mine, theirs: mine) if you else (lambda mine, theirs: theirs)
-        if action == DRAW_STOCK_ACTION:
-            self.say(f"{who} {verb('draw', 'draws')} from the stock.")
+        if action == DRAW_STOCK_ACTION:  # the person's own draw is told with its card
+            self.say(f"{who} draws from the stock.")
         elif action == TAKE_DISCARD_ACTION:
             top = g.top_discard
             self.say(
@@ -255,7 +268,7 @@ class TerminalGame:
     def _show(self, view: dict, hand: list[int], wild_rank: int) -> None:
         g = self.env.game
         self.say("")
-        turn = f"turn {view['turns'] + 1}/{view['max_turns']}"
+        turn = f"turn {view['turns'] + 1} of {view['max_turns']}"
         final = "  FINAL TURN: someone went out!" if view["final_turn"] else ""
         self.say(
             f"Round {view['round']}/{view['rounds']} | {view['wild_rank']}s wild | stock "
@@ -278,11 +291,13 @@ class TerminalGame:
         text, points = self.arranged(hand, wild_rank)
         legend = "  (* wild)" if any(self.card(k, wild_rank).endswith("*") for k in shown) else ""
         self.say(f"Your hand ({len(hand)}): {text}   deadwood {points}{legend}")
-        if not self.deadwood_told:  # RULES.md, Scoring
+        if not self.deadwood_told:  # RULES.md, Scoring; the turn cap
             self.deadwood_told = True
             self.say(
                 "(Deadwood: the penalty points of the cards left out of melds, what they would "
-                "cost you if the round ended now. The lowest total wins.)"
+                "cost you if the round ended now. The lowest total wins. Turns count every "
+                f"player's turns of the round together: if nobody has gone out by turn "
+                f"{view['max_turns']}, the round ends there and every hand is scored.)"
             )
         drawn = view.get("drawn_upcard")
         if drawn is not None and not self.rules.discard_drawn_upcard:
@@ -340,10 +355,35 @@ class TerminalGame:
                     "symbols; 10 or T for tens). 'quit' leaves the game."
                 )
                 continue
-            action = parse_answer(answer, legal)
+            action = parse_answer(answer, legal, why=lambda a: self._why_not(a, legal))
             if isinstance(action, int):
                 return action
             self.say(action)
+
+    def _why_not(self, action: int, legal: Sequence[int]) -> str:
+        """Why ``action`` is not one of the ``legal`` actions now (which the engine's mask
+        decides), said to the person."""
+        from tt_env.encoding.actions import discard_action
+        from tt_env.game import Phase
+
+        g = self.env.game
+        top = "the top discard" if g.top_discard is None else self.card(g.top_discard)
+        if g.phase == Phase.DRAW:
+            if action == TAKE_DISCARD_ACTION:
+                return "The discard pile is empty: 'draw' from the stock."
+            if action == DRAW_STOCK_ACTION:
+                return f"The stock is empty: 'take' {top}."
+            return f"You must draw first: 'draw' (from the stock) or 'take' ({top})."
+        if action in (DRAW_STOCK_ACTION, TAKE_DISCARD_ACTION):
+            return "You have already drawn this turn: discard a card, or go out."
+        out = action >= GO_OUT_ACTION_BASE
+        kind = action - (GO_OUT_ACTION_BASE if out else DISCARD_ACTION_BASE)
+        card = self.card(kind)
+        if not g.hand_counts(self.seat)[kind]:
+            return f"You do not hold {card}."
+        if discard_action(kind) not in legal:
+            return f"You took {card} from the discard pile: it may not be discarded this turn."
+        return f"You cannot go out discarding {card}: the rest of your hand does not all meld."
 
     def _round_over(self, result) -> None:
         g = self.env.game
@@ -389,10 +429,14 @@ class TerminalGame:
             self.say("Winner: " + ", ".join(winners) + ".")
 
 
-def parse_answer(answer: str, legal: Sequence[int]) -> int | str:
+def parse_answer(
+    answer: str, legal: Sequence[int], why: Callable[[int], str] | None = None
+) -> int | str:
     """The action a person means by ``answer`` among the numbered ``legal`` actions, or a
     sentence saying what is wrong. Accepts a number (1-based, as listed), or words:
-    ``draw``, ``take``, ``discard 7H``, ``go out 7H``, ``go out, discard 7H``, ``out 7H``."""
+    ``draw``, ``take``, ``discard 7H``, ``go out 7H``, ``go out, discard 7H``, ``out 7H``.
+    ``why(action)``: why a move that is not legal is not (the game's reason), said instead of
+    the generic sentence."""
     text = answer.strip()
     if text.isdigit():  # also "²" or "٣": str.isdigit() is not only 0-9
         if text.isascii() and len(text) <= 4 and 1 <= int(text) <= len(legal):
@@ -415,6 +459,8 @@ def parse_answer(answer: str, legal: Sequence[int]) -> int | str:
         )
     if action in legal:
         return action
+    if why is not None:
+        return why(action)
     return f"'{describe(action)}' is not a legal move now; choose one of the list."
 
 
@@ -447,7 +493,12 @@ def build_parser() -> argparse.ArgumentParser:
         f"(default: {','.join(DEFAULT_OPPONENTS)})",
     )
     parser.add_argument(
-        "--seat", type=int, default=0, help="your seat, 0 plays first in seat order (default: 0)"
+        "--seat",
+        type=int,
+        default=0,
+        help="your seat, 0 to the number of opponents (default: 0); play goes round the seats "
+        "in order, and the first dealer is drawn from the seed: the seat after the dealer "
+        "plays first (each round the deal passes to the next seat)",
     )
     parser.add_argument(
         "--seed",

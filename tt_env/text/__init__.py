@@ -7,9 +7,15 @@
   its hand's best melds, the recent public moves and the numbered legal moves;
 - :func:`~tt_env.text.protocol.parse_answer`: the action of an answer: a move's number, its
   words, or JSON ``{"move": ...}``; anything else raises :class:`AnswerError` saying why.
+
+A prompt may also leave the legal moves out (``decision_prompt(..., listed=False)``): the
+answer is then a move in words (:data:`WORDS_INSTRUCTIONS`), read with
+``parse_answer(..., numbered=False)``.
 """
 
 from tt_env.text.protocol import (
+    MOVE_WORDS,
+    WORDS_INSTRUCTIONS,
     AnswerError,
     RecentMoves,
     decision_prompt,
@@ -21,6 +27,8 @@ from tt_env.text.protocol import (
 )
 
 __all__ = [
+    "MOVE_WORDS",
+    "WORDS_INSTRUCTIONS",
     "AnswerError",
     "RecentMoves",
     "decision_prompt",

@@ -44,6 +44,13 @@ _RANK_WORDS = {
 ANSWER_INSTRUCTIONS = (
     'Answer with the number of one legal move, or its words, or JSON {"move": <number>}.'
 )
+MOVE_WORDS = "draw stock, take discard, discard <card> (as in discard 7H) or go out, discard <card>"
+"""The moves in words, for a prompt that does not list the legal moves."""
+WORDS_INSTRUCTIONS = (
+    f"The legal moves are not listed: answer with your move in words: {MOVE_WORDS}. A card is "
+    "its rank (A, 2 to 9, T for 10, J, Q, K) and its suit (C, D, H, S); JK is a joker. A move "
+    "that is not legal now is an error."
+)
 
 
 class AnswerError(ValueError):
@@ -100,18 +107,22 @@ def rules_text(rules: Rules) -> str:
             "Round scores are doubled in the rounds where jacks, queens or kings are wild."
         )
     if rules.false_out_penalty is None:
-        extras.append("Going out is offered only when it is valid.")
+        extras.append("Going out is allowed only when it is valid.")
     else:
         extras.append(
-            f"Going out is always offered; going out when the other cards do not all meld "
+            f"Going out is always allowed; going out when the other cards do not all meld "
             f"costs {rules.false_out_penalty} points (the discard stands, you are not out)."
         )
     if rules.discard_drawn_upcard:
         extras.append("The card just taken from the discard pile may be discarded at once.")
+    elif rules.decks > 1:
+        extras.append(
+            "The card just taken from the discard pile may not be discarded in the same turn, "
+            "unless you hold an identical card from before (then that one may be)."
+        )
     else:
         extras.append(
-            "The card just taken from the discard pile may not be discarded in the same turn "
-            "(unless you hold another copy of it)."
+            "The card just taken from the discard pile may not be discarded in the same turn."
         )
     extras.append(
         f"A round also ends after {rules.turn_cap} turns in all when nobody went out; "
@@ -139,9 +150,15 @@ def _meld_text(rules: Rules) -> str:
         if rules.all_wild_melds
         else "every meld needs at least one natural card"
     )
+    decks = (
+        f" With {rules.decks} decks there are identical cards (two 7H): a set may repeat a "
+        "suit (7H 7H 7S is a set); a run holds each rank once."
+        if rules.decks > 1
+        else ""
+    )
     return (
         f"Melds: a set is 3 or more cards of one rank; a run is 3 or more cards of one suit in "
-        f"sequence; {runs}. A wild card stands for any card; a meld may hold {wilds}, and "
+        f"sequence; {runs}.{decks} A wild card stands for any card; a meld may hold {wilds}, and "
         f"{natural}. A wild-rank card in its own natural place counts as natural. A card "
         "belongs to one meld at most."
     )
@@ -192,6 +209,11 @@ def _names(kinds: Sequence[int]) -> str:
     return " ".join(str(ALL_CARDS[k]) for k in kinds) if kinds else "none"
 
 
+def _count(n: int, thing: str) -> str:
+    """``"1 card"``, ``"5 cards"``."""
+    return f"{n} {thing}{'' if n == 1 else 's'}"
+
+
 def _other(k: int, n: int) -> str:
     if k == 1:
         return "the next player (plays right after you)"
@@ -201,9 +223,17 @@ def _other(k: int, n: int) -> str:
 
 
 def position_text(
-    observation: np.ndarray, mask: Any, rules: Rules, recent: Sequence[str] = ()
+    observation: np.ndarray,
+    mask: Any,
+    rules: Rules,
+    recent: Sequence[str] = (),
+    *,
+    drawn: int | None = None,
 ) -> str:
-    """What the seat knows at this decision, in words (see the module docstring)."""
+    """What the seat knows at this decision, in words (see the module docstring). ``recent``:
+    the public moves since the seat's last decision; ``drawn``: the card kind it drew from the
+    stock this turn (:attr:`RecentMoves.drawn`: the observation does not hold it), named in the
+    discard phase."""
     from tt_env.game.melds import solve
 
     n = rules.num_players
@@ -230,13 +260,16 @@ def position_text(
     if draw:
         lines.append("It is your turn to draw.")
     elif discard:
-        lines.append(
-            "It is your turn to discard (or go out)."
-            + (f" You took {_names(upcard)} from the discard pile this turn." if upcard else "")
-        )
+        if upcard:
+            how = f" You took {_names(upcard)} from the discard pile this turn."
+        elif drawn is not None:
+            how = f" You drew {_names([drawn])} from the stock this turn."
+        else:
+            how = " You drew a card from the stock this turn."
+        lines.append("It is your turn to discard (or go out)." + how)
     if p["final_turn"][0]:
         lines.append("Someone has gone out: this is your final turn of the round.")
-    lines.append(f"Your hand ({len(hand)} cards): {_names(hand)}")
+    lines.append(f"Your hand ({_count(len(hand), 'card')}): {_names(hand)}")
     if hand:
         best = solve([ALL_CARDS[k] for k in hand], wild_rank, rules)
         melds = "; ".join(" ".join(str(c) for c in m) for m in best.melds) or "none"
@@ -248,14 +281,14 @@ def position_text(
     below = _cards(p["discard_below"])
     lines.append(
         f"Top of the discard pile: {_names(top) if top else 'none (the pile is empty)'}; "
-        f"below it ({len(below)} cards, any order): {_names(below)}"
+        f"below it ({_count(len(below), 'card')}, any order): {_names(below)}"
     )
     table = _cards(p["table"])
     if table:
         lines.append(f"Cards laid down in melds on the table this round: {_names(table)}")
     stock = int(round(float(p["stock_size"][0]) * total))
     turns = int(round(float(p["turns_left"][0]) * rules.turn_cap))
-    lines.append(f"Stock: {stock} cards. Turns left before the turn cap: {turns}.")
+    lines.append(f"Stock: {_count(stock, 'card')}. Turns left before the turn cap: {turns}.")
     lines.append("Players in play order from you (score = penalty points so far, lower is better):")
     for k in range(n):
         who = "you" if k == 0 else _other(k, n)
@@ -270,27 +303,39 @@ def position_text(
         if p["dealer"][k]:
             notes.append("dealer")
         extra = f"; {', '.join(notes)}" if notes else ""
-        lines.append(f"  {who}: {size} cards, score {score}{extra}")
+        lines.append(f"  {who}: {_count(size, 'card')}, score {score}{extra}")
     if recent:
         lines.append("Since your last decision: " + "; ".join(recent) + ".")
     return "\n".join(lines)
 
 
 def decision_prompt(
-    observation: np.ndarray, mask: Any, rules: Rules, recent: Sequence[str] = ()
+    observation: np.ndarray,
+    mask: Any,
+    rules: Rules,
+    recent: Sequence[str] = (),
+    *,
+    drawn: int | None = None,
+    listed: bool = True,
 ) -> str:
-    """The whole prompt of a decision: the rules, the position, the numbered legal moves and
-    how to answer."""
+    """The whole prompt of a decision: the rules, the position (:func:`position_text`, with
+    ``recent`` and ``drawn``), the numbered legal moves and how to answer. With ``listed``
+    False the legal moves are left out and the answer is a move in words
+    (:data:`WORDS_INSTRUCTIONS`; read it with ``parse_answer(..., numbered=False)``)."""
     moves = legal_moves(mask)
     if not moves:
         raise ValueError("the mask allows no move: this seat is not on turn")
-    listed = "\n".join(f"  {number}. {words}" for number, _, words in moves)
+    if listed:
+        lines = "\n".join(f"  {number}. {words}" for number, _, words in moves)
+        ending = f"Legal moves:\n{lines}\n\n{ANSWER_INSTRUCTIONS}"
+    else:
+        ending = WORDS_INSTRUCTIONS
     return (
         "You are playing the card game Three Thirteen.\n\nThe rules:\n"
         + rules_text(rules)
         + "\n\nThe position:\n"
-        + position_text(observation, mask, rules, recent)
-        + f"\n\nLegal moves:\n{listed}\n\n{ANSWER_INSTRUCTIONS}"
+        + position_text(observation, mask, rules, recent, drawn=drawn)
+        + f"\n\n{ending}"
     )
 
 
@@ -301,11 +346,13 @@ _LABELLED = re.compile(r"^\s*(?:\*\*)?(?:move|answer|final answer)(?:\*\*)?\s*[:
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}")
 
 
-def parse_answer(text: Any, legal: Any) -> int:
+def parse_answer(text: Any, legal: Any, *, numbered: bool = True) -> int:
     """The action that ``text`` names among the legal moves (a mask or a list of actions):
     a move's number, its words, a numbered line or JSON ``{"move": ...}`` (see the module
-    docstring). Raises :class:`AnswerError` naming the problem otherwise."""
-    moves = legal_moves(legal)
+    docstring). Raises :class:`AnswerError` naming the problem otherwise. With ``numbered``
+    False (a prompt that did not list the legal moves) only words name a move, and no error
+    lists the legal moves."""
+    moves = _Moves(legal_moves(legal), numbered)
     if not moves:
         raise AnswerError("no move is legal: this seat is not on turn")
     if not isinstance(text, str):
@@ -313,7 +360,7 @@ def parse_answer(text: Any, legal: Any) -> int:
     stripped = text.strip()
     if not stripped:
         raise AnswerError("the answer is empty; " + _advice(moves))
-    if stripped.isdigit() and stripped.isascii():  # the usual answer, at once
+    if stripped.isdigit() and stripped.isascii() and numbered:  # the usual answer, at once
         return _numbered(int(stripped), moves)
     found = _from_json(stripped, moves) if "{" in stripped else None
     if found is not None:
@@ -342,9 +389,18 @@ def parse_answer(text: Any, legal: Any) -> int:
     )
 
 
-def describe_answer(text: Any, legal: Any) -> str:
+def describe_answer(text: Any, legal: Any, *, numbered: bool = True) -> str:
     """:func:`parse_answer`'s move, in words (for logs and ``python -m tt_env.text``)."""
-    return describe(parse_answer(text, legal))
+    return describe(parse_answer(text, legal, numbered=numbered))
+
+
+class _Moves(list):
+    """The legal moves ``(number, action, words)`` of :func:`legal_moves`, and whether the
+    prompt numbered them (``numbered``)."""
+
+    def __init__(self, moves, numbered: bool) -> None:
+        super().__init__(moves)
+        self.numbered = numbered
 
 
 def _from_json(text: str, moves) -> int | None:
@@ -371,6 +427,8 @@ def _one(text: str, moves) -> int:
     if match:
         return _numbered(int(match.group(1)), moves)
     match = _NUMBERED_LINE.match(cleaned)
+    if match and not moves.numbered:  # a list of its own: the words name the move
+        return _one(match.group(2), moves)
     if match:
         action = _numbered(int(match.group(1)), moves)
         try:
@@ -397,6 +455,8 @@ def _one(text: str, moves) -> int:
 
 
 def _numbered(number: int, moves) -> int:
+    if not moves.numbered:
+        raise AnswerError(f"the moves are not numbered, so {number} names none; " + _advice(moves))
     if not 1 <= number <= len(moves):
         raise AnswerError(
             f"there is no legal move number {number}: choose a number from 1 to {len(moves)}",
@@ -406,6 +466,8 @@ def _numbered(number: int, moves) -> int:
 
 
 def _advice(moves) -> str:
+    if not moves.numbered:  # the legal moves stay unlisted
+        return f"answer with one legal move in words: {MOVE_WORDS}"
     listed = ", ".join(f"{number}. {words}" for number, _, words in moves[:12])
     more = f", ... ({len(moves)} moves)" if len(moves) > 12 else ""
     return f"answer with the number of one of the legal moves: {listed}{more}"
@@ -420,27 +482,37 @@ class RecentMoves:
     """What changed in public between a seat's decisions, read from its observations alone:
     the cards discarded since (their order is not public in the observation), the cards the
     others took from the discard pile, who went out, what was laid down. One per seat; call
-    :meth:`update` with each observation of the seat's decisions."""
+    :meth:`update` with each observation of the seat's decisions. :attr:`drawn` is the card
+    the seat drew from the stock this turn (in its discard phase; else ``None``), which its
+    observation does not hold."""
 
     def __init__(self, num_players: int) -> None:
         self.num_players = num_players
         self.layout = observation_layout(num_players)
         self._last: dict[str, np.ndarray] | None = None
+        self.drawn: int | None = None
 
     def reset(self) -> None:
         self._last = None
+        self.drawn = None
 
     def update(self, observation: np.ndarray) -> list[str]:
         """The public events since the previous call, in words (empty on the first call of a
         round)."""
         now = {k: v.copy() for k, v in self.layout.decode(np.asarray(observation)).items()}
         last, self._last = self._last, now
+        self.drawn = None
         if (
             last is None
             or not np.array_equal(last["cards_dealt"], now["cards_dealt"])
             or (last["rounds_left"][0] != now["rounds_left"][0])
         ):
             return []
+        if last["phase"][0] and now["phase"][1] and not now["drawn_upcard"].any():
+            # the draw decision of this turn, then this discard decision: the new card
+            gained = np.flatnonzero(np.clip(now["hand"] - last["hand"], 0, None) > 0.5)
+            if gained.size == 1:
+                self.drawn = int(gained[0])
         n = self.num_players
         events = []
         pile_now = now["top_discard"] + now["discard_below"]
@@ -468,6 +540,8 @@ class RecentMoves:
 
 __all__ = [
     "ANSWER_INSTRUCTIONS",
+    "MOVE_WORDS",
+    "WORDS_INSTRUCTIONS",
     "AnswerError",
     "RecentMoves",
     "decision_prompt",
