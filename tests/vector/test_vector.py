@@ -20,6 +20,7 @@ from tt_env.env.single_agent import SingleAgentEnv
 from tt_env.game.rules import Rules
 from tt_env.learned.features import CardFeatures
 from tt_env.vector import SelfPlayVectorEnv, ThreeThirteenVectorEnv, make_sb3_vec_env
+from tt_env.vector.native import batch_module
 
 ID = "tt_env/ThreeThirteen-v0"
 
@@ -238,8 +239,12 @@ def test_maskable_ppo_learns_on_the_sb3_vec_env():
     assert model.num_timesteps >= 256
 
 
-def test_self_play_pays_every_seat_its_round_and_plays_the_aec_games():
-    env = SelfPlayVectorEnv(3, num_players=3, episode="round", reward="penalty")
+@pytest.mark.parametrize("compiled", [True, False])
+def test_self_play_pays_every_seat_its_round_and_plays_the_aec_games(compiled):
+    if compiled and batch_module() is None:
+        pytest.skip("the compiled batch is not built")
+    env = SelfPlayVectorEnv(3, num_players=3, episode="round", reward="penalty", compiled=compiled)
+    assert env.compiled == compiled
     obs, infos = env.reset(seed=20)
     aecs = [three_thirteen_v0.raw_env(num_players=3, episode="round") for _ in range(3)]
     for i, aec in enumerate(aecs):
@@ -248,16 +253,29 @@ def test_self_play_pays_every_seat_its_round_and_plays_the_aec_games():
     rng = np.random.default_rng(3)
     totals = np.zeros((3, 3))
     episodes = 0
+    ended = np.zeros(3, bool)
     for _ in range(300):
         actions = learner_actions(env.action_masks(), rng)
         obs, rewards, terms, _, infos = env.step(actions)
         totals += rewards
-        for i in np.flatnonzero(terms):
-            result = env.tables[i].game.round_results[-1]
-            assert np.array_equal(totals[i], -np.array(result.penalties, float))
-            totals[i] = 0
-            episodes += 1
-        assert all(infos["seat"][i] == env.tables[i].game.current for i in range(3) if not terms[i])
+        for i, aec in enumerate(aecs):
+            if ended[i]:
+                aec.reset()
+            else:
+                aec.step(int(actions[i]))
+            agent = aec.agent_selection
+            assert np.array_equal(aec.observe(agent)["observation"], obs[i])
+            assert terms[i] == aec.terminations[agent]
+            assert terms[i] or infos["seat"][i] == int(agent.split("_")[1])
+            if terms[i]:
+                result = aec.game.round_results[-1]
+                assert np.array_equal(totals[i], -np.array(result.penalties, float))
+                assert infos["action_mask"][i].all()  # an ended table's mask: all ones
+                totals[i] = 0
+                episodes += 1
+            else:
+                assert np.array_equal(infos["action_mask"][i], aec.observe(agent)["action_mask"])
+        ended = terms
     assert episodes >= 3
 
 

@@ -73,6 +73,23 @@ def autoreset_mode_of(mode: Any) -> AutoresetMode:
     )
 
 
+def use_compiled(compiled: bool | None, supported: bool = True) -> bool:
+    """Whether a batch steps its tables in the compiled batch (:mod:`tt_env.vector.native`):
+    ``compiled=None`` where it is built and ``supported`` (the arguments it serves); ``True``
+    insists (an error where it cannot), ``False`` keeps the Python engine."""
+    from tt_env.vector.native import batch_module
+
+    if compiled is None:
+        return supported and batch_module() is not None
+    if not isinstance(compiled, (bool, np.bool_)):
+        raise ValueError(f"compiled must be None, True or False, got {compiled!r}")
+    if compiled and batch_module() is None:
+        raise RuntimeError("compiled=True: the compiled batch (tt_env.vector._cbatch) is not built")
+    if compiled and not supported:
+        raise ValueError("compiled=True: the compiled batch does not serve these arguments")
+    return bool(compiled)
+
+
 def check_num_envs(num_envs: Any) -> int:
     if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)):
         raise ValueError(f"num_envs must be an integer >= 1, got {num_envs!r}")
@@ -311,7 +328,7 @@ def answer_together(indices: Sequence[int], request, play) -> None:
         if not requests:
             return
         actions = act_together(
-            [_unwrapped(r[0]) for r in requests],
+            [unwrapped_agent(r[0]) for r in requests],
             np.stack([r[1] for r in requests]),
             np.stack([r[2] for r in requests]),
         )
@@ -349,7 +366,7 @@ def check_actions(actions: Any, n: int) -> np.ndarray:
     return actions
 
 
-def _unwrapped(agent: Any) -> Any:
+def unwrapped_agent(agent: Any) -> Any:
     """The agent that decides for a seat: a delegating seat (``tt-train``'s pool seats) gives
     its current agent, so that agents of one kind are answered together."""
     inner = getattr(agent, "agent", None)
@@ -368,4 +385,6 @@ __all__ = [
     "autoreset_mode_of",
     "check_actions",
     "play_opponents",
+    "unwrapped_agent",
+    "use_compiled",
 ]
