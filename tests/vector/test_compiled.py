@@ -308,3 +308,68 @@ def test_random_actions_of_every_kind_never_crash_the_batch():
     # the built-in seats never wait for the caller where they could decide
     waiting = ~batch.terminations
     assert (batch.seat_agents[np.flatnonzero(waiting), batch.seats[waiting]] == 0).all()
+
+
+def _same(ours, theirs, where: str) -> None:
+    """Equal outputs, infos included (dicts of arrays, object arrays of final observations)."""
+    if isinstance(ours, dict):
+        assert set(ours) == set(theirs), where
+        for key in ours:
+            _same(ours[key], theirs[key], f"{where}/{key}")
+    elif isinstance(ours, tuple) or (isinstance(ours, np.ndarray) and ours.dtype == object):
+        assert len(ours) == len(theirs), where
+        for a, b in zip(ours, theirs):
+            _same(a, b, where)
+    else:
+        assert np.array_equal(np.asarray(ours), np.asarray(theirs)), where
+
+
+VECTOR_CASES = {
+    "counting-next-step": dict(opponents="counting", episode="round", num_players=3),
+    "mixed-same-step": dict(
+        opponents=["random", "greedy"], episode="round", num_players=3, autoreset_mode="same_step"
+    ),
+    "random-games": dict(opponents="random", max_turns_per_round=6),
+    "features-same-step": dict(
+        opponents="greedy", episode="round", autoreset_mode="same_step", observation="features"
+    ),
+    "illegal-terminate-round": dict(
+        opponents="random", episode="round", max_turns_per_round=8, num_players=3
+    ),
+    "illegal-terminate-game": dict(opponents="counting", max_turns_per_round=4),
+    "fixed-seat-disabled": dict(
+        opponents="counting", episode="round", seat=1, num_players=3, autoreset_mode="disabled"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VECTOR_CASES))
+def test_make_vec_on_the_compiled_batch_plays_the_python_batchs_games(name):
+    """ThreeThirteenVectorEnv on the compiled batch and on the Python engine, step for step:
+    observations, rewards, terminations, masks and every info (final observations and infos
+    of the same-step autoreset, the infos of an illegal action that ends the episode)."""
+    import warnings
+
+    kwargs = VECTOR_CASES[name]
+    from tt_env.vector import ThreeThirteenVectorEnv
+
+    ours = ThreeThirteenVectorEnv(4, compiled=True, num_threads=2, **kwargs)
+    theirs = ThreeThirteenVectorEnv(4, compiled=False, **kwargs)
+    _same(ours.reset(seed=5), theirs.reset(seed=5), "reset")
+    rng = np.random.default_rng(0)
+    illegal = 0.03 if name.startswith("illegal") else 0.0
+    ended = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for step in range(250):
+            if ours.learners.needs_reset.any():  # autoreset_mode="disabled"
+                rows = {"reset_mask": ours.learners.needs_reset.copy()}
+                _same(ours.reset(options=rows), theirs.reset(options=rows), f"reset {step}")
+            actions = random_actions(ours.action_masks(), rng)
+            wrong = rng.random(4) < illegal
+            actions[wrong] = rng.integers(0, 108, int(wrong.sum()))
+            result = ours.step(actions)
+            _same(result, theirs.step(actions), f"step {step}")
+            assert np.array_equal(ours.action_masks(), theirs.action_masks())
+            ended += int(result[2].sum())
+    assert ended > 0

@@ -63,6 +63,16 @@ def fresh_seed() -> int:
     return int(np.random.SeedSequence().generate_state(2, np.uint64)[0] >> np.uint64(1))
 
 
+def compiled_seed(seed: int) -> int:
+    """A table's seed for the compiled batch: a non-negative integer below 2**64."""
+    from tt_env.game.engine import check_seed
+
+    seed = check_seed(seed)
+    if seed >= 2**64:
+        raise ValueError(f"seed must be below 2**64 for the compiled batch, got {seed}")
+    return seed
+
+
 class CompiledTables:
     """``num_envs`` tables of the C engine stepped in one C call, with the built-in agents
     (``random``, ``greedy``, ``counting``) moving inside it: the machinery under the batched

@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from tt_env.agents.together import act_together
+from tt_env.agents.together import act_together, unwrapped_agent
 from tt_env.encoding.actions import NUM_ACTIONS
 from tt_env.vector import native
 from tt_env.vector.batch import (
@@ -54,7 +54,6 @@ from tt_env.vector.batch import (
     check_num_envs,
     observation_transform,
     seeds_for,
-    unwrapped_agent,
     use_compiled,
 )
 
@@ -243,7 +242,7 @@ class SelfPlayVectorEnv:
             if seed is None and self._started:
                 modes[i] = native.NEXT
             else:
-                values[i] = native.fresh_seed() if seed is None else compiled_seed(seed)
+                values[i] = native.fresh_seed() if seed is None else native.compiled_seed(seed)
             self._hooks(i, seed)
         self._rewards[:] = 0.0
         batch.advance(modes, seeds=values)
@@ -335,16 +334,6 @@ class SelfPlayVectorEnv:
     def close(self) -> None:
         for table in self.tables:
             table.close()
-
-
-def compiled_seed(seed: int) -> int:
-    """A table's seed for the compiled batch: a non-negative integer below 2**64."""
-    from tt_env.game.engine import check_seed
-
-    seed = check_seed(seed)
-    if seed >= 2**64:
-        raise ValueError(f"seed must be below 2**64 for the compiled batch, got {seed}")
-    return seed
 
 
 __all__ = ["SelfPlayVectorEnv"]
