@@ -45,6 +45,7 @@ HEADERS = [
     "tt_env/game/core/game.h",
     "tt_env/game/core/observe.h",
     "tt_env/game/_service.h",
+    "tt_env/vector/seats.h",
     "tt_env/vector/table.h",
 ]
 # -O3: the searches are integer loops that the compiler unrolls and vectorises; no -march, so

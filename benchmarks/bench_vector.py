@@ -5,8 +5,9 @@ alternating in chunks so that a change in the machine's speed hits both):
 
 1. ``env``: 64 tables, counting opponents, CardFeatures observations, a random legal learner:
    ``gymnasium.make_vec(..., vectorization_mode="sync")`` against the native batch
-   (``vector_entry_point``). Also the floor that no engine can go below: the compiled
-   counting decisions and features of the same steps, timed alone.
+   (``vector_entry_point``) on the compiled batch (every table and its built-in opponents in
+   one C call) and on the Python engine (``compiled=False``). Also the floor that no engine can
+   go below: the compiled counting decisions and features of the same steps, timed alone.
 2. ``cheap``: the same with random opponents and raw observations (the engine's own speed).
 3. ``ppo``: MaskablePPO (MlpPolicy, n_epochs 4, batch 512, rollouts of 2,048 steps) on
    ``stable_baselines3.common.env_util.make_vec_env(id, n_envs=2)`` against
@@ -92,16 +93,17 @@ def native_masks(env, info) -> np.ndarray:
     return env.action_masks()
 
 
-def side_by_side(make_a, make_b, masks_a, masks_b, steps: int, chunks: int = 6):
-    """Both sides warmed, then stepped in alternating chunks; their rates."""
-    a, b = Side(make_a(), masks_a), Side(make_b(), masks_b)
-    a.run(20, timed=False)
-    b.run(20, timed=False)
+def side_by_side(make_a, make_b, masks_a, masks_b, steps: int, chunks: int = 6, more=()):
+    """Both sides (and any ``more``, pairs of a maker and its masks) warmed, then stepped in
+    alternating chunks; their rates."""
+    sides = [Side(make(), masks) for make, masks in [(make_a, masks_a), (make_b, masks_b), *more]]
+    for side in sides:
+        side.run(20, timed=False)
     chunk = max(1, steps // chunks)
     for _ in range(chunks):
-        a.run(chunk)
-        b.run(chunk)
-    return a, b
+        for side in sides:
+            side.run(chunk)
+    return tuple(sides)
 
 
 def features_wrapper(rules: Rules):
@@ -122,11 +124,20 @@ def bench_env(args, opponents: str, observation: str, label: str) -> None:
     def native():
         return gymnasium.make_vec(ID, args.tables, observation=observation, **kwargs)
 
-    s, nat = side_by_side(sync, native, sync_masks, native_masks, args.env_steps)
+    def python():
+        return gymnasium.make_vec(
+            ID, args.tables, observation=observation, compiled=False, **kwargs
+        )
+
+    s, nat, py = side_by_side(
+        sync, native, sync_masks, native_masks, args.env_steps, more=[(python, native_masks)]
+    )
+    where = "compiled" if nat.env.compiled else "Python engine: the compiled batch is not built"
     print(f"\n{label}: {args.tables} tables, {opponents} opponents, {observation} observations")
     print(f"  {'gymnasium.make_vec, vectorization_mode=sync':52}{s.rate:>10,.0f} steps/s")
-    print(f"  {'gymnasium.make_vec, native batch':52}{nat.rate:>10,.0f} steps/s")
-    print(f"  native / sync: {nat.rate / s.rate:.2f}x")
+    print(f"  {'gymnasium.make_vec, native batch (compiled=False)':52}{py.rate:>10,.0f} steps/s")
+    print(f"  {'gymnasium.make_vec, native batch (' + where + ')':52}{nat.rate:>10,.0f} steps/s")
+    print(f"  native / sync: {nat.rate / s.rate:.2f}x (Python engine: {py.rate / s.rate:.2f}x)")
     if opponents == "counting" and observation == "features":
         floor = kernel_floor(args)
         print(

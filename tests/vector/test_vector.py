@@ -20,6 +20,7 @@ from tt_env.env.single_agent import SingleAgentEnv
 from tt_env.game.rules import Rules
 from tt_env.learned.features import CardFeatures
 from tt_env.vector import SelfPlayVectorEnv, ThreeThirteenVectorEnv, make_sb3_vec_env
+from tt_env.vector.native import batch_module
 
 ID = "tt_env/ThreeThirteen-v0"
 
@@ -56,13 +57,18 @@ def test_make_vec_builds_the_native_batch():
     assert isinstance(sync, gymnasium.vector.SyncVectorEnv)
 
 
+@pytest.mark.parametrize("compiled", [True, False])
 @pytest.mark.parametrize("name", RULE_OPTIONS)
-def test_the_batch_plays_the_single_envs_games_move_for_move(name):
+def test_the_batch_plays_the_single_envs_games_move_for_move(name, compiled):
+    """On the compiled batch (opponents in C) and on the Python engine alike."""
+    if compiled and batch_module() is None:
+        pytest.skip("the compiled batch is not built")
     rules = Rules(**RULE_OPTIONS[name])
     opponents = ["counting", "greedy", "random"][: rules.num_players - 1]
     kwargs = dict(RULE_OPTIONS[name], opponents=opponents, episode="round")
     n = 3
-    batch = ThreeThirteenVectorEnv(n, **kwargs)
+    batch = ThreeThirteenVectorEnv(n, compiled=compiled, **kwargs)
+    assert batch.compiled == compiled
     singles = [SingleAgentEnv(**kwargs) for _ in range(n)]
     obs, infos = batch.reset(seed=100)
     for i, single in enumerate(singles):
@@ -85,7 +91,9 @@ def test_the_batch_plays_the_single_envs_games_move_for_move(name):
                 o, r, done, _, info = single.step(int(actions[i]))
             assert np.array_equal(o, obs[i])
             assert r == rewards[i] and done == terms[i] and not truncs[i]
-            assert np.array_equal(info["action_mask"], infos["action_mask"][i])
+            # an ended table's row is all ones (the single env's is all zeros)
+            mask = np.ones(108, np.int8) if done else info["action_mask"]
+            assert np.array_equal(mask, infos["action_mask"][i])
             assert info["seat"] == infos["seat"][i]
             if done:
                 assert infos["_score"][i] and infos["score"][i] == info["score"]
@@ -144,7 +152,7 @@ def test_next_step_autoreset_masks_a_finished_table_and_ignores_its_action():
         if terms.any():
             break
     done = int(np.flatnonzero(terms)[0])
-    assert not batch.action_masks()[done].any()
+    assert batch.action_masks()[done].all()  # all True: a masked softmax stays finite
     actions = learner_actions(batch.action_masks(), rng)
     actions[done] = 999  # ignored: the table is reset
     obs, rewards, terms, _, infos = batch.step(actions)
@@ -239,8 +247,12 @@ def test_maskable_ppo_learns_on_the_sb3_vec_env():
     assert model.num_timesteps >= 256
 
 
-def test_self_play_pays_every_seat_its_round_and_plays_the_aec_games():
-    env = SelfPlayVectorEnv(3, num_players=3, episode="round", reward="penalty")
+@pytest.mark.parametrize("compiled", [True, False])
+def test_self_play_pays_every_seat_its_round_and_plays_the_aec_games(compiled):
+    if compiled and batch_module() is None:
+        pytest.skip("the compiled batch is not built")
+    env = SelfPlayVectorEnv(3, num_players=3, episode="round", reward="penalty", compiled=compiled)
+    assert env.compiled == compiled
     obs, infos = env.reset(seed=20)
     aecs = [three_thirteen_v0.raw_env(num_players=3, episode="round") for _ in range(3)]
     for i, aec in enumerate(aecs):
@@ -249,16 +261,29 @@ def test_self_play_pays_every_seat_its_round_and_plays_the_aec_games():
     rng = np.random.default_rng(3)
     totals = np.zeros((3, 3))
     episodes = 0
+    ended = np.zeros(3, bool)
     for _ in range(300):
         actions = learner_actions(env.action_masks(), rng)
         obs, rewards, terms, _, infos = env.step(actions)
         totals += rewards
-        for i in np.flatnonzero(terms):
-            result = env.tables[i].game.round_results[-1]
-            assert np.array_equal(totals[i], -np.array(result.penalties, float))
-            totals[i] = 0
-            episodes += 1
-        assert all(infos["seat"][i] == env.tables[i].game.current for i in range(3) if not terms[i])
+        for i, aec in enumerate(aecs):
+            if ended[i]:
+                aec.reset()
+            else:
+                aec.step(int(actions[i]))
+            agent = aec.agent_selection
+            assert np.array_equal(aec.observe(agent)["observation"], obs[i])
+            assert terms[i] == aec.terminations[agent]
+            assert terms[i] or infos["seat"][i] == int(agent.split("_")[1])
+            if terms[i]:
+                result = aec.game.round_results[-1]
+                assert np.array_equal(totals[i], -np.array(result.penalties, float))
+                assert infos["action_mask"][i].all()  # an ended table's mask: all ones
+                totals[i] = 0
+                episodes += 1
+            else:
+                assert np.array_equal(infos["action_mask"][i], aec.observe(agent)["action_mask"])
+        ended = terms
     assert episodes >= 3
 
 
@@ -302,15 +327,15 @@ def test_agents_acting_together_choose_what_they_choose_alone(tmp_path):
 
 def test_sb3s_checker_passes_on_a_table():
     sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
-    batch = ThreeThirteenVectorEnv(4, opponents="greedy", episode="round")
+    batch = ThreeThirteenVectorEnv(4, opponents="greedy", episode="round", compiled=False)
     sb3_checker.check_env(batch.tables[1])
 
 
 def test_gymnasiums_checker_passes_on_a_table_and_its_vector_wrappers_work():
     from gymnasium.utils.env_checker import check_env as gymnasium_check
 
-    batch = ThreeThirteenVectorEnv(4, opponents="greedy", episode="round")
-    gymnasium_check(batch.tables[0], skip_render_check=True)
+    python = ThreeThirteenVectorEnv(4, opponents="greedy", episode="round", compiled=False)
+    gymnasium_check(python.tables[0], skip_render_check=True)
     wrapped = gymnasium.wrappers.vector.RecordEpisodeStatistics(
         ThreeThirteenVectorEnv(4, opponents="greedy", episode="round", max_turns_per_round=4)
     )

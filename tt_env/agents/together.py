@@ -33,6 +33,13 @@ def _key(agent: Any) -> Any:
     return None if key is None else (type(agent), key)
 
 
+def unwrapped_agent(agent: Any) -> Any:
+    """The agent that decides for a seat: a delegating seat (``tt-train``'s pool seats) gives
+    its current agent, so that agents of one kind are answered together."""
+    inner = getattr(agent, "agent", None)
+    return inner if inner is not None and getattr(agent, "delegates", False) else agent
+
+
 def act_together(agents: Sequence[Any], observations: np.ndarray, masks: np.ndarray) -> list[Any]:
     """The action of ``agents[i]`` for ``observations[i]`` and ``masks[i]`` (rows of 2-D arrays),
     for every ``i``: agents of one batchable kind together, the others one by one (see the
@@ -56,4 +63,4 @@ def act_together(agents: Sequence[Any], observations: np.ndarray, masks: np.ndar
     return actions
 
 
-__all__ = ["act_together"]
+__all__ = ["act_together", "unwrapped_agent"]

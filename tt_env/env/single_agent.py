@@ -125,6 +125,55 @@ class OpponentError(RuntimeError):
     """An opponent agent chose an action that is not legal (a bug in that agent)."""
 
 
+def make_opponents(opponents: Any, rules) -> list[Any]:
+    """The agents of the ``opponents`` argument (one spec or object for every other seat, or
+    ``num_players - 1`` of them), in play order after the learner."""
+    from tt_env.agents import make_agent
+
+    n = rules.num_players
+    if isinstance(opponents, str) or not isinstance(opponents, Sequence):
+        specs = [opponents] * (n - 1)
+    else:
+        specs = list(opponents)
+        if len(specs) != n - 1:
+            raise ValueError(
+                f"opponents: give one agent for all, or num_players - 1 = "
+                f"{n - 1} agents, not {len(specs)}"
+            )
+    return [make_agent(spec, n, rules) for spec in specs]
+
+
+def reset_seat(options: dict[str, Any] | None, default: int | None, num_players: int):
+    """The learner's seat that reset ``options`` ask for (``"seat"``, else ``default``),
+    checked; ``ValueError`` for an unknown option or a seat outside ``0..num_players - 1``."""
+    options = dict(options or {})
+    seat = options.pop("seat", default)
+    if options:
+        raise ValueError(
+            f"unknown reset option(s) {', '.join(sorted(map(str, options)))}; "
+            "the only option is 'seat'"
+        )
+    if seat is not None and not (
+        isinstance(seat, (int, np.integer))
+        and not isinstance(seat, (bool, np.bool_))
+        and 0 <= seat < num_players
+    ):
+        raise ValueError(f"seat must be None or a seat in 0..{num_players - 1}, got {seat!r}")
+    return seat
+
+
+def new_round(agents: Sequence[Any]) -> None:
+    """The ``new_round`` hooks of ``agents``, each agent once: a new round was dealt."""
+    done = set()
+    for agent in agents:
+        if id(agent) in done:
+            continue
+        done.add(id(agent))
+        hook = getattr(agent, "new_round", None)
+        if callable(hook):
+            hook()
+
+
 class SingleAgentEnv(gymnasium.Env):
     """Three Thirteen for one learning seat against agents (see the module documentation).
 
@@ -172,7 +221,7 @@ class SingleAgentEnv(gymnasium.Env):
         if seat is not None and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
             raise ValueError(f"seat must be None or a seat in 0..{n - 1}, got {seat!r}")
         self.seat = None if seat is None else int(seat)
-        self.opponents = self._make_opponents(opponents)
+        self.opponents = make_opponents(opponents, rules)
         self.render_mode = render_mode
         self.observation_space = observation_space(rules)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
@@ -185,21 +234,6 @@ class SingleAgentEnv(gymnasium.Env):
         self._done = True
         self._rounds_seen = 0
         self._moves: list[tuple[str, int]] = []  # the last moves, shown by render()
-
-    def _make_opponents(self, opponents: Any) -> list[Any]:
-        from tt_env.agents import make_agent
-
-        n = self.rules.num_players
-        if isinstance(opponents, str) or not isinstance(opponents, Sequence):
-            specs = [opponents] * (n - 1)
-        else:
-            specs = list(opponents)
-            if len(specs) != n - 1:
-                raise ValueError(
-                    f"opponents: give one agent for all, or num_players - 1 = "
-                    f"{n - 1} agents, not {len(specs)}"
-                )
-        return [make_agent(spec, n, self.rules) for spec in specs]
 
     # ------------------------------------------------------------------ reset
     def reset(
@@ -218,20 +252,8 @@ class SingleAgentEnv(gymnasium.Env):
             seed = check_seed(seed)
         if options is not None and not isinstance(options, dict):
             raise ValueError(f"options must be a dict or None, got {type(options).__name__}")
-        options = dict(options or {})
-        seat = options.pop("seat", self.seat)
-        if options:
-            raise ValueError(
-                f"unknown reset option(s) {', '.join(sorted(map(str, options)))}; "
-                "the only option is 'seat'"
-            )
+        seat = reset_seat(options, self.seat, self.rules.num_players)
         n = self.rules.num_players
-        if seat is not None and not (
-            isinstance(seat, (int, np.integer))
-            and not isinstance(seat, (bool, np.bool_))
-            and 0 <= seat < n
-        ):
-            raise ValueError(f"seat must be None or a seat in 0..{n - 1}, got {seat!r}")
         super().reset(seed=seed)
         aec, rng = self.aec_env, self.np_random
         previous = aec.game
@@ -349,14 +371,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     @staticmethod
     def _new_round(agents: Sequence[Any]) -> None:
-        done = set()
-        for agent in agents:
-            if id(agent) in done:
-                continue
-            done.add(id(agent))
-            hook = getattr(agent, "new_round", None)
-            if callable(hook):
-                hook()
+        new_round(agents)
 
     # ------------------------------------------------------------------ outputs
     def _observe(self) -> tuple[np.ndarray, dict[str, Any]]:
@@ -427,4 +442,12 @@ class SingleAgentEnv(gymnasium.Env):
         self.aec_env.close()
 
 
-__all__ = ["ENV_ID", "OpponentError", "SingleAgentEnv", "register_envs"]
+__all__ = [
+    "ENV_ID",
+    "OpponentError",
+    "SingleAgentEnv",
+    "make_opponents",
+    "new_round",
+    "register_envs",
+    "reset_seat",
+]

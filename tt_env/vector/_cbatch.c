@@ -1,12 +1,19 @@
 /* tt_env.vector._cbatch: every table of a batch stepped in one call (vector/table.h).
 
    Batch(rules, solver, kernels, layout, observations, masks, rewards, terminations, seats,
-   round_episodes, relative): N tables under `rules` (tt_env.game.native.rules_tuple), each
-   writing into row i of the five arrays Python allocated once (float32 (N, size), int8
-   (N, 108), float64 (N, players), bool (N,), int64 (N,)). `kernels` holds one set of compiled
-   solver kernels per thread (tt_env.game.native.kernels): the tables are split among that many
-   threads, which step without the GIL and take it only where the Python solver answers.
-   Every argument is checked here, and every action before any table moves. */
+   round_episodes, relative, *, seat_agents=None, rule=None): N tables under `rules`
+   (tt_env.game.native.rules_tuple), each writing into row i of the five arrays Python
+   allocated once (float32 (N, size), int8 (N, 108), float64 (N, players), bool (N,), int64
+   (N,)). `kernels` holds one set of compiled solver kernels per thread
+   (tt_env.game.native.kernels): the tables are split among that many threads, which step
+   without the GIL and take it only where the Python solver answers.
+
+   `seat_agents`, int8 (N, players), says who decides for each seat of each table
+   (vector/seats.h): 0 the caller, 1 random, 2 greedy, 3 counting (with `rule`, the
+   expected-penalty rule's (lookahead, feed_cost, wild_feed_cost, candidates, margin)). The
+   built-in agents move inside the call, until every table is at a seat of the caller's or its
+   episode has ended; Python may change the array between calls (a value outside 0..3 is the
+   caller's). Every argument is checked here, and every action before any table moves. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -18,6 +25,8 @@
 
 #include "game/_service.h"
 #include "util/pyargs.h"
+#include "valuation/_crule.h"
+#include "vector/seats.h"
 #include "vector/table.h"
 
 #define TT_MAX_THREADS 64
@@ -38,6 +47,12 @@ typedef struct {
     Py_buffer obs, masks, rewards, terminations, seats;
     int have_buffers;
     int broken; /* an engine failure left a table undefined */
+    /* the seats' agents */
+    Py_buffer seat_agents; /* int8 (N, players), or none given: */
+    int8_t *callers;       /* ... every seat the caller's */
+    tt_agents agents;
+    tt_rng *rngs; /* (N, players): each seat's generator (random) */
+    float *views; /* per thread: room for an observation (counting) */
 } BatchObject;
 
 #ifndef _WIN32
@@ -60,6 +75,10 @@ static void Batch_dealloc(BatchObject *self) {
         PyBuffer_Release(&self->terminations);
         PyBuffer_Release(&self->seats);
     }
+    if (self->seat_agents.obj != NULL) PyBuffer_Release(&self->seat_agents);
+    PyMem_Free(self->callers);
+    PyMem_Free(self->rngs);
+    PyMem_Free(self->views);
     if (self->ctx != NULL)
         for (int t = 0; t < self->threads; t++)
             for (int i = 0; i < 3; i++) Py_XDECREF(self->ctx[t].error[i]);
@@ -72,16 +91,57 @@ static void Batch_dealloc(BatchObject *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* seat_agents (int8 (N, players), or None: every seat the caller's) and rule (counting's
+   parameters, or None), with each seat's generator. 0, or -1 with an exception. */
+static int read_agents(BatchObject *self, PyObject *seat_agents, PyObject *rule) {
+    const Py_ssize_t n = self->n, p = self->rules.num_players;
+    self->rngs = PyMem_Calloc((size_t)(n * p), sizeof(tt_rng));
+    if (self->rngs == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n * p; i++) {
+        uint64_t seed = (uint64_t)i;
+        tt_rng_seed(&self->rngs[i], &seed, 1);
+    }
+    if (seat_agents == Py_None) {
+        self->callers = PyMem_Calloc((size_t)(n * p), 1);
+        if (self->callers == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    } else {
+        Py_ssize_t shape[2] = {n, p};
+        if (!tt_get_array(seat_agents, &self->seat_agents, "seat_agents", "iu", 1, 2, shape, 0))
+            return -1;
+    }
+    tt_rule_layout(&self->layout, &self->rules, &self->agents.lay);
+    if (rule != Py_None) {
+        if (!PyTuple_Check(rule) || PyTuple_GET_SIZE(rule) != 5) {
+            PyErr_SetString(PyExc_TypeError,
+                            "rule must be None or a tuple (lookahead, feed_cost, wild_feed_cost, "
+                            "candidates, margin)");
+            return -1;
+        }
+        PyObject *params[5];
+        for (int i = 0; i < 5; i++) params[i] = PyTuple_GET_ITEM(rule, i);
+        if (!tt_get_rule(params, self->rules.discard_drawn_upcard, &self->agents.rule)) return -1;
+        self->agents.have_rule = 1;
+    }
+    return 0;
+}
+
 static PyObject *Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    static char *names[] = {"rules",        "solver",         "kernels",  "layout",
-                            "observations", "masks",          "rewards",  "terminations",
-                            "seats",        "round_episodes", "relative", NULL};
+    static char *names[] = {"rules",    "solver",      "kernels",      "layout", "observations",
+                            "masks",    "rewards",     "terminations", "seats",  "round_episodes",
+                            "relative", "seat_agents", "rule",         NULL};
     PyObject *spec, *solver, *kernels, *layout, *obs, *masks, *rewards, *terms, *seats;
+    PyObject *seat_agents = Py_None, *rule = Py_None;
     int round_episodes, relative;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OO!O!OOOOOpp:Batch", names, &PyTuple_Type,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!OO!O!OOOOOpp|$OO:Batch", names, &PyTuple_Type,
                                      &spec, &solver, &PyTuple_Type, &kernels, &PyTuple_Type,
                                      &layout, &obs, &masks, &rewards, &terms, &seats,
-                                     &round_episodes, &relative))
+                                     &round_episodes, &relative, &seat_agents, &rule))
         return NULL;
     BatchObject *self = (BatchObject *)type->tp_alloc(type, 0);
     if (self == NULL) return NULL;
@@ -123,6 +183,7 @@ static PyObject *Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     }
     self->have_buffers = 1;
     self->n = n;
+    if (read_agents(self, seat_agents, rule) < 0) goto fail;
     /* one set of kernels per thread */
     Py_ssize_t threads = PyTuple_GET_SIZE(kernels);
     if (threads < 1 || threads > TT_MAX_THREADS) {
@@ -140,7 +201,8 @@ static PyObject *Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     self->ctx = PyMem_Calloc((size_t)threads, sizeof(service_ctx));
     self->svc = PyMem_Calloc((size_t)threads, sizeof(tt_solver_service));
     self->scratch = PyMem_Calloc((size_t)threads, sizeof(tt_redemption));
-    if (!self->tables || !self->ctx || !self->svc || !self->scratch) {
+    self->views = PyMem_Calloc((size_t)threads * (size_t)size, sizeof(float));
+    if (!self->tables || !self->ctx || !self->svc || !self->scratch || !self->views) {
         PyErr_NoMemory();
         goto fail;
     }
@@ -172,15 +234,48 @@ fail:
 
 /* ------------------------------------------------------------------ stepping on threads */
 
+/* What a call does at each table (advance's `modes`). */
+enum { MODE_SKIP = 0, MODE_ACT = 1, MODE_NEXT = 2, MODE_SEED = 3, MODES };
+
 typedef struct {
     BatchObject *batch;
     int thread;
     Py_ssize_t begin, end;
+    const uint8_t *modes;   /* per table; NULL: every table MODE_ACT (actions) or MODE_SEED */
     const int64_t *actions; /* NULL: reset with seeds */
     const uint64_t *seeds;
+    int zero;          /* the rewards start from 0 (else they add to what the rows hold) */
     Py_ssize_t failed; /* the first table that failed, or -1 */
     int status;
 } work;
+
+static const int8_t *seat_agents_of(const BatchObject *b, Py_ssize_t i) {
+    const int8_t *all = b->callers != NULL ? b->callers : (const int8_t *)b->seat_agents.buf;
+    return all + i * b->rules.num_players;
+}
+
+/* The built-in agents' moves at table i until a seat of the caller's is to move (or a built-in
+   agent leaves its decision to Python) or the episode ends. */
+static int play_agents(BatchObject *b, int thread, Py_ssize_t i, double *reward) {
+    tt_table_env *t = &b->tables[i];
+    const tt_solver_service *svc = &b->svc[thread];
+    const int8_t *agents = seat_agents_of(b, i);
+    float *view = b->views + (size_t)thread * (size_t)b->layout.size;
+    while (!t->over) {
+        const int seat = t->game.current;
+        const int kind = agents[seat];
+        if (kind <= TT_SEAT_CALLER || kind > TT_SEAT_COUNTING) return TT_OK;
+        int legal = tt_legal_mask(&t->game, svc, t->legal);
+        if (legal < 0) return legal;
+        const tt_solver *S = b->ctx[thread].kernel[t->game.round_index][0];
+        tt_rng *rng = &b->rngs[i * b->rules.num_players + seat];
+        int action = tt_builtin_action(kind, &b->agents, S, rng, t, &b->layout, view);
+        if (action == TT_NOT_DECIDED) return TT_OK;
+        int status = tt_table_step(t, svc, &b->episodes, action, reward, &b->scratch[thread]);
+        if (status < 0) return status;
+    }
+    return TT_OK;
+}
 
 static void run(work *w) {
     BatchObject *b = w->batch;
@@ -194,17 +289,22 @@ static void run(work *w) {
     uint8_t *terms = b->terminations.buf;
     int64_t *seats = b->seats.buf;
     for (Py_ssize_t i = w->begin; i < w->end; i++) {
+        const int mode = w->modes != NULL ? w->modes[i]
+                                          : (w->actions != NULL ? MODE_ACT : MODE_SEED);
+        if (mode == MODE_SKIP) continue;
         tt_table_env *t = &b->tables[i];
         double *reward = rewards + i * p;
-        for (int s = 0; s < p; s++) reward[s] = 0.0;
+        if (w->zero)
+            for (int s = 0; s < p; s++) reward[s] = 0.0;
         int status = TT_OK;
-        if (w->actions == NULL) {
+        if (mode == MODE_SEED) {
             tt_table_reset(t, &b->rules, w->seeds[i]);
-        } else if (t->over) {
+        } else if (mode == MODE_NEXT || t->over) {
             tt_table_next_episode(t); /* the action given for an ended table is ignored */
         } else {
             status = tt_table_step(t, svc, &b->episodes, (int)w->actions[i], reward, scratch);
         }
+        if (status == TT_OK) status = play_agents(b, w->thread, i, reward);
         if (status == TT_OK)
             status = tt_table_write(t, svc, &b->layout, obs + i * size, masks + i * TT_ACTIONS,
                                     &seats[i]);
@@ -297,11 +397,13 @@ static void pool_free(struct pool *pool) {
 #endif
 
 /* Run over every table on the batch's threads, without the GIL. 0, or -1 with an exception. */
-static int run_all(BatchObject *self, const int64_t *actions, const uint64_t *seeds) {
+static int run_all(BatchObject *self, const uint8_t *modes, const int64_t *actions,
+                   const uint64_t *seeds, int zero) {
     work jobs[TT_MAX_THREADS];
     const int T = (int)(self->threads < self->n ? self->threads : self->n);
     for (int t = 0; t < T; t++)
-        jobs[t] = (work){self, t, self->n * t / T, self->n * (t + 1) / T, actions, seeds, -1, 0};
+        jobs[t] = (work){
+            self, t, self->n * t / T, self->n * (t + 1) / T, modes, actions, seeds, zero, -1, 0};
     Py_BEGIN_ALLOW_THREADS
 #ifndef _WIN32
         struct pool *pool = self->pool;
@@ -313,7 +415,7 @@ static int run_all(BatchObject *self, const int64_t *actions, const uint64_t *se
         pool->pending = helpers;
         /* a pool larger than T (fewer tables than threads) idles its extra threads */
         for (int t = helpers + 1; t <= pool->count; t++) {
-            pool->jobs[t] = (work){self, t, 0, 0, actions, seeds, -1, 0};
+            pool->jobs[t] = (work){self, t, 0, 0, modes, actions, seeds, zero, -1, 0};
             pool->pending++;
         }
         pool->generation++;
@@ -350,12 +452,33 @@ static int check_usable(BatchObject *self) {
     return 0;
 }
 
+/* Every action of a table that plays one (modes[i] == 1, or every table without modes) is
+   legal there, and every mode known: 0, or -1 with a ValueError naming the first that is not. */
+static int check_actions(BatchObject *self, const uint8_t *modes, const int64_t *a) {
+    for (Py_ssize_t i = 0; i < self->n; i++) {
+        if (modes != NULL && modes[i] >= MODES) {
+            PyErr_Format(PyExc_ValueError, "table %zd: mode %d is not one of 0..%d", i, modes[i],
+                         MODES - 1);
+            return -1;
+        }
+        if (modes != NULL && modes[i] != MODE_ACT) continue;
+        const tt_table_env *t = &self->tables[i];
+        if (t->over) continue;
+        if (a[i] < 0 || a[i] >= TT_ACTIONS || !t->legal[a[i]]) {
+            PyErr_Format(PyExc_ValueError, "table %zd: action %lld is not legal for seat %d now", i,
+                         (long long)a[i], t->game.current);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* reset(seeds): table i starts the game of reset(seed=seeds[i]) (uint64 (N,)). */
 static PyObject *Batch_reset(BatchObject *self, PyObject *arg) {
     if (check_usable(self) < 0) return NULL;
     Py_buffer seeds;
     if (!tt_get_vector(arg, &seeds, "seeds", "u", 8, self->n, 0)) return NULL;
-    int status = run_all(self, NULL, seeds.buf);
+    int status = run_all(self, NULL, NULL, seeds.buf, 1);
     PyBuffer_Release(&seeds);
     if (status < 0) return NULL;
     Py_RETURN_NONE;
@@ -369,20 +492,170 @@ static PyObject *Batch_step(BatchObject *self, PyObject *arg) {
     Py_buffer actions;
     if (!tt_get_vector(arg, &actions, "actions", "i", 8, self->n, 0)) return NULL;
     const int64_t *a = actions.buf;
-    for (Py_ssize_t i = 0; i < self->n; i++) {
-        const tt_table_env *t = &self->tables[i];
-        if (t->over) continue;
-        if (a[i] < 0 || a[i] >= TT_ACTIONS || !t->legal[a[i]]) {
-            PyErr_Format(PyExc_ValueError, "table %zd: action %lld is not legal for seat %d now", i,
-                         (long long)a[i], t->game.current);
-            PyBuffer_Release(&actions);
-            return NULL;
-        }
+    if (check_actions(self, NULL, a) < 0) {
+        PyBuffer_Release(&actions);
+        return NULL;
     }
-    int status = run_all(self, a, NULL);
+    int status = run_all(self, NULL, a, NULL, 1);
     PyBuffer_Release(&actions);
     if (status < 0) return NULL;
     Py_RETURN_NONE;
+}
+
+/* advance(modes, actions, seeds): at each table i by modes[i] (uint8 (N,)): 0 nothing (its
+   rows stay as they are), 1 play actions[i] (int64 (N,); an ended table starts its next
+   episode instead), 2 start the next episode (reset() without a seed), 3 start the game of
+   seeds[i] (uint64 (N,)); then the built-in agents move. The rewards earned are added to what
+   the rows of `rewards` hold (the caller zeroes them). Every action and mode is checked first:
+   a bad one raises ValueError naming the table, and no table moves. */
+static PyObject *Batch_advance(BatchObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError,
+                     "advance() takes 3 arguments (modes, actions, seeds), %zd given", nargs);
+        return NULL;
+    }
+    if (check_usable(self) < 0) return NULL;
+    Py_buffer modes, actions, seeds;
+    if (!tt_get_vector(args[0], &modes, "modes", "u", 1, self->n, 0)) return NULL;
+    if (!tt_get_vector(args[1], &actions, "actions", "i", 8, self->n, 0)) {
+        PyBuffer_Release(&modes);
+        return NULL;
+    }
+    if (!tt_get_vector(args[2], &seeds, "seeds", "u", 8, self->n, 0)) {
+        PyBuffer_Release(&modes);
+        PyBuffer_Release(&actions);
+        return NULL;
+    }
+    int status = check_actions(self, modes.buf, actions.buf);
+    if (status == 0) status = run_all(self, modes.buf, actions.buf, seeds.buf, 0);
+    PyBuffer_Release(&modes);
+    PyBuffer_Release(&actions);
+    PyBuffer_Release(&seeds);
+    if (status < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static int check_table(BatchObject *self, PyObject *arg, Py_ssize_t *i) {
+    Py_ssize_t index = PyNumber_AsSsize_t(arg, PyExc_IndexError);
+    if (index == -1 && PyErr_Occurred()) return -1;
+    if (index < 0 || index >= self->n) {
+        PyErr_Format(PyExc_IndexError, "table %zd: the batch has tables 0..%zd", index,
+                     self->n - 1);
+        return -1;
+    }
+    *i = index;
+    return 0;
+}
+
+static int check_seat(BatchObject *self, PyObject *arg, int *seat) {
+    long value = PyLong_AsLong(arg);
+    if (value == -1 && PyErr_Occurred()) return -1;
+    if (value < 0 || value >= self->rules.num_players) {
+        PyErr_Format(PyExc_ValueError, "seat %ld: the tables have seats 0..%d", value,
+                     self->rules.num_players - 1);
+        return -1;
+    }
+    *seat = (int)value;
+    return 0;
+}
+
+/* end(i): table i's episode ends where it stands (an illegal action under
+   illegal_action="terminate"): its rows say so, and its next episode is a new game. */
+static PyObject *Batch_end(BatchObject *self, PyObject *arg) {
+    Py_ssize_t i;
+    if (check_usable(self) < 0 || check_table(self, arg, &i) < 0) return NULL;
+    tt_table_env *t = &self->tables[i];
+    tt_table_end(t);
+    int64_t *seats = self->seats.buf;
+    tt_table_write(t, &self->svc[0], &self->layout, (float *)self->obs.buf + i * self->layout.size,
+                   (int8_t *)self->masks.buf + i * TT_ACTIONS, &seats[i]);
+    ((uint8_t *)self->terminations.buf)[i] = 1;
+    Py_RETURN_NONE;
+}
+
+/* view(i, seat): observations row i becomes what `seat` sees at table i (of the position the
+   episode ended in, at an ended table). */
+static PyObject *Batch_view(BatchObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    Py_ssize_t i;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "view() takes 2 arguments (table, seat)");
+        return NULL;
+    }
+    int seat;
+    if (check_table(self, args[0], &i) < 0 || check_seat(self, args[1], &seat) < 0) return NULL;
+    const tt_table_env *t = &self->tables[i];
+    tt_observe(t->over ? &t->ended : &t->game, seat, &self->layout,
+               (float *)self->obs.buf + i * self->layout.size);
+    Py_RETURN_NONE;
+}
+
+/* move_agents(i, order): the generator of table i's seat s becomes the one of seat order[s]
+   (an agent that moves to another seat keeps its own). */
+static PyObject *Batch_move_agents(BatchObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    Py_ssize_t i;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "move_agents() takes 2 arguments (table, order)");
+        return NULL;
+    }
+    if (check_table(self, args[0], &i) < 0) return NULL;
+    const int p = self->rules.num_players;
+    int64_t order[TT_MAX_SEATS];
+    if (!tt_get_ints(args[1], p, 0, p - 1, order, "order")) return NULL;
+    tt_rng moved[TT_MAX_SEATS];
+    tt_rng *rngs = &self->rngs[i * p];
+    for (int s = 0; s < p; s++) moved[s] = rngs[order[s]];
+    memcpy(rngs, moved, sizeof(tt_rng) * (size_t)p);
+    Py_RETURN_NONE;
+}
+
+/* seed_agent(i, seat, seed): the generator of table i's seat is np.random.default_rng(seed). */
+static PyObject *Batch_seed_agent(BatchObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    Py_ssize_t i;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "seed_agent() takes 3 arguments (table, seat, seed)");
+        return NULL;
+    }
+    int seat;
+    if (check_table(self, args[0], &i) < 0 || check_seat(self, args[1], &seat) < 0) return NULL;
+    unsigned long long seed = PyLong_AsUnsignedLongLong(args[2]);
+    if (seed == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
+    uint64_t entropy = seed;
+    tt_rng_seed(&self->rngs[i * self->rules.num_players + seat], &entropy, 1);
+    Py_RETURN_NONE;
+}
+
+static PyObject *int64_tuple(const int64_t *values, int n) {
+    PyObject *out = PyTuple_New(n);
+    for (int s = 0; out != NULL && s < n; s++) {
+        PyObject *v = PyLong_FromLongLong(values[s]);
+        if (v == NULL) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyTuple_SET_ITEM(out, s, v);
+    }
+    return out;
+}
+
+/* table(i): what the episode's infos need of table i, as a dict. */
+static PyObject *Batch_table(BatchObject *self, PyObject *arg) {
+    Py_ssize_t i;
+    if (check_table(self, arg, &i) < 0) return NULL;
+    const tt_table_env *t = &self->tables[i];
+    const tt_game *g = &t->game;
+    const int n = self->rules.num_players;
+    PyObject *scores = int64_tuple(g->scores, n);
+    PyObject *penalties = int64_tuple(g->last_penalties, n);
+    PyObject *out = NULL;
+    if (scores != NULL && penalties != NULL)
+        out = Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i,s:O,s:O}", "round_index", g->round_index,
+                            "ended_round_index", t->ended.round_index, "rounds_played",
+                            g->rounds_played, "over", t->over, "round_played", t->round_played,
+                            "game_over", g->phase == TT_GAME_OVER, "scores", scores, "penalties",
+                            penalties);
+    Py_XDECREF(scores);
+    Py_XDECREF(penalties);
+    return out;
 }
 
 static PyObject *Batch_get_threads(BatchObject *self, void *closure) {
@@ -393,6 +666,16 @@ static PyObject *Batch_get_threads(BatchObject *self, void *closure) {
 static PyMethodDef Batch_methods[] = {
     {"reset", (PyCFunction)Batch_reset, METH_O, "Start table i's game of seed seeds[i]."},
     {"step", (PyCFunction)Batch_step, METH_O, "Play one action at every table."},
+    {"advance", (PyCFunction)(void (*)(void))Batch_advance, METH_FASTCALL,
+     "advance(modes, actions, seeds): act, start the next episode or reset, table by table."},
+    {"end", (PyCFunction)Batch_end, METH_O, "end(i): table i's episode ends where it stands."},
+    {"seed_agent", (PyCFunction)(void (*)(void))Batch_seed_agent, METH_FASTCALL,
+     "seed_agent(i, seat, seed): seed the generator of table i's seat."},
+    {"table", (PyCFunction)Batch_table, METH_O, "table(i): the state of table i's game."},
+    {"view", (PyCFunction)(void (*)(void))Batch_view, METH_FASTCALL,
+     "view(i, seat): observations row i as seat sees table i."},
+    {"move_agents", (PyCFunction)(void (*)(void))Batch_move_agents, METH_FASTCALL,
+     "move_agents(i, order): seat s of table i takes the generator of seat order[s]."},
     {NULL, NULL, 0, NULL},
 };
 

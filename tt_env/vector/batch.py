@@ -47,8 +47,9 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from tt_env.agents.together import act_together
+from tt_env.agents.together import act_together, unwrapped_agent
 from tt_env.encoding.actions import NUM_ACTIONS
+from tt_env.vector import native
 
 AUTORESET_MODES = {
     "next_step": AutoresetMode.NEXT_STEP,
@@ -71,6 +72,22 @@ def autoreset_mode_of(mode: Any) -> AutoresetMode:
         f"autoreset_mode must be one of {', '.join(AUTORESET_MODES)} (or a "
         f"gymnasium.vector.AutoresetMode), got {mode!r}"
     )
+
+
+def use_compiled(compiled: bool | None, supported: bool = True) -> bool:
+    """Whether a batch steps its tables in the compiled batch (:mod:`tt_env.vector.native`):
+    ``compiled=None`` where it is built and ``supported`` (the arguments it serves); ``True``
+    insists (an error where it cannot), ``False`` keeps the Python engine."""
+    batch_module = native.batch_module
+    if compiled is None:
+        return supported and batch_module() is not None
+    if not isinstance(compiled, (bool, np.bool_)):
+        raise ValueError(f"compiled must be None, True or False, got {compiled!r}")
+    if compiled and batch_module() is None:
+        raise RuntimeError("compiled=True: the compiled batch (tt_env.vector._cbatch) is not built")
+    if compiled and not supported:
+        raise ValueError("compiled=True: the compiled batch does not serve these arguments")
+    return bool(compiled)
 
 
 def check_num_envs(num_envs: Any) -> int:
@@ -123,6 +140,8 @@ class ThreeThirteenVectorEnv(gymnasium.vector.VectorEnv):
         *,
         observation: Any = "raw",
         autoreset_mode: Any = AutoresetMode.NEXT_STEP,
+        compiled: bool | None = None,
+        num_threads: int | None = None,
         **env_kwargs: Any,
     ) -> None:
         from tt_env.env.single_agent import SingleAgentEnv
@@ -136,12 +155,18 @@ class ThreeThirteenVectorEnv(gymnasium.vector.VectorEnv):
             )
         env_kwargs.pop("render_mode", None)
         env_kwargs.pop("max_episode_steps", None)  # make_vec passes the spec's (None)
-        self.tables = [SingleAgentEnv(**env_kwargs) for _ in range(n)]
-        self.rules = rules = self.tables[0].rules
+        template = SingleAgentEnv(**env_kwargs)  # checks every argument
+        self.compiled = use_compiled(compiled)
+        self.tables = (
+            []
+            if self.compiled
+            else [template] + [SingleAgentEnv(**env_kwargs) for _ in range(n - 1)]
+        )
+        self.rules = rules = template.rules
         self.metadata = {**type(self).metadata, "autoreset_mode": mode}
         self.autoreset_mode = mode
         self.transform = observation_transform(observation, rules)
-        raw_space = self.tables[0].observation_space
+        raw_space = template.observation_space
         self.raw_size = raw_space.shape[0]
         if self.transform is None:
             self.single_observation_space = raw_space
@@ -162,6 +187,22 @@ class ThreeThirteenVectorEnv(gymnasium.vector.VectorEnv):
         self._seats = np.zeros(n, np.int64)
         self._ended = np.zeros(n, bool)  # the episode ended at the last step (next_step)
         self._started = False
+        self.learners = None
+        if self.compiled:
+            from tt_env.vector.learner import LearnerTables
+
+            self.learners = LearnerTables(
+                n,
+                template,
+                env_kwargs.get("opponents", "random"),
+                seat=template.seat,
+                num_threads=num_threads,
+            )
+            self._raw = self.learners.batch.observations
+            if self.transform is None:
+                self._obs = self._raw
+            self._masks = self.learners.batch.masks
+            self._seats = self.learners.learner
 
     # ------------------------------------------------------------------ the tables together
     def _play_opponents(self, indices: Sequence[int]) -> None:
@@ -205,6 +246,9 @@ class ThreeThirteenVectorEnv(gymnasium.vector.VectorEnv):
             self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(
                 seeds[0] if isinstance(seeds[0], int) else None
             )
+        if self.compiled:
+            self._reset_compiled(rows, seeds, options)
+            return self._outputs(rows), self._infos()
         for i in rows:
             self.tables[i].begin_reset(seeds[i], options or None)
         self._play_opponents(rows)
@@ -214,6 +258,16 @@ class ThreeThirteenVectorEnv(gymnasium.vector.VectorEnv):
         self._started = True
         return self._outputs(rows), self._infos()
 
+    def _reset_compiled(self, rows: list[int], seeds: list, options: dict[str, Any]) -> None:
+        # Everything is checked before anything changes: a refused reset changes nothing.
+        seeds = [None if s is None else native.compiled_seed(s) for s in seeds]
+        from tt_env.env.single_agent import reset_seat
+
+        seat = reset_seat(options, None, self.rules.num_players)
+        self.learners.reset(rows, seeds, seat)
+        self._ended[rows] = False
+        self._started = True
+
     # ------------------------------------------------------------------ step
     def step(
         self, actions: Any
@@ -222,6 +276,8 @@ class ThreeThirteenVectorEnv(gymnasium.vector.VectorEnv):
         if not self._started:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
         actions = check_actions(actions, n)
+        if self.compiled:
+            return self._step_compiled(actions)
         mode = self.autoreset_mode
         resetting = np.flatnonzero(self._ended) if mode == AutoresetMode.NEXT_STEP else []
         stepping = [i for i in range(n) if not (mode == AutoresetMode.NEXT_STEP and self._ended[i])]
@@ -266,7 +322,50 @@ class ThreeThirteenVectorEnv(gymnasium.vector.VectorEnv):
                 terminations[i] = True
                 self._ended[i] = mode == AutoresetMode.NEXT_STEP
                 self._write(i, obs, info)
+                self._masks[i] = 1  # see action_masks()
                 infos = self._add_info(infos, _episode_info(info), i)
+        return self._step_outputs(rewards, terminations, infos, finals, final_obs)
+
+    def _step_compiled(self, actions: np.ndarray):
+        n, mode, learners = self.num_envs, self.autoreset_mode, self.learners
+        resetting = np.flatnonzero(self._ended) if mode == AutoresetMode.NEXT_STEP else []
+        stepping = [i for i in range(n) if not (mode == AutoresetMode.NEXT_STEP and self._ended[i])]
+        # Everything is checked before any table moves: a refused batch changes nothing.
+        for i in stepping:
+            if learners.needs_reset[i]:
+                raise gymnasium.error.ResetNeeded(
+                    f"table {i}: the episode is over: call reset() (autoreset_mode='disabled')"
+                )
+            a = actions[i]
+            if not 0 <= a < NUM_ACTIONS:
+                raise ValueError(f"table {i}: action {int(a)} is not in Discrete({NUM_ACTIONS})")
+            learners.check(i, int(a))  # raises for an illegal one with illegal_action="raise"
+        illegal = learners.play(stepping, actions.astype(np.int64), resetting)
+        self._ended[resetting] = False
+        rewards = np.zeros(n, np.float64)
+        terminations = np.zeros(n, bool)
+        infos: dict[str, Any] = {}
+        finals: dict[str, Any] = {}
+        final_obs: dict[int, np.ndarray] = {}
+        done = [i for i in stepping if learners.batch.terminations[i]]
+        for i in stepping:
+            rewards[i] = learners.reward(i)
+        for i in done:
+            info = learners.finish(i, illegal.get(i))
+            if mode == AutoresetMode.SAME_STEP:
+                final_obs[i] = self._raw[i].copy()
+                finals = self._add_info(finals, info, i)
+            else:
+                terminations[i] = True
+                self._ended[i] = mode == AutoresetMode.NEXT_STEP
+                infos = self._add_info(infos, info, i)
+        if final_obs:
+            learners.reset(list(final_obs), [None] * n)
+        return self._step_outputs(rewards, terminations, infos, finals, final_obs)
+
+    def _step_outputs(self, rewards, terminations, infos, finals, final_obs):
+        """What :meth:`step` returns, from what it found."""
+        n = self.num_envs
         observations = self._outputs()
         if final_obs:
             terminations[list(final_obs)] = True
@@ -282,12 +381,10 @@ class ThreeThirteenVectorEnv(gymnasium.vector.VectorEnv):
 
     # ------------------------------------------------------------------ masks and the rest
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions at every table: ``bool`` of shape (N, 108) (all False at
-        a table whose episode ended and is reset at the next step)."""
-        masks = self._masks.astype(bool)
-        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
-            masks[self._ended] = False
-        return masks
+        """The learner's legal actions at every table: ``bool`` of shape (N, 108). At a table
+        whose episode ended (reset at the next step) the row is all True, as pgx has it: a
+        masked softmax over it stays finite, and the action given there is ignored."""
+        return self._masks.astype(bool)
 
     def close_extras(self, **kwargs: Any) -> None:
         for table in self.tables:
@@ -311,7 +408,7 @@ def answer_together(indices: Sequence[int], request, play) -> None:
         if not requests:
             return
         actions = act_together(
-            [_unwrapped(r[0]) for r in requests],
+            [unwrapped_agent(r[0]) for r in requests],
             np.stack([r[1] for r in requests]),
             np.stack([r[2] for r in requests]),
         )
@@ -349,13 +446,6 @@ def check_actions(actions: Any, n: int) -> np.ndarray:
     return actions
 
 
-def _unwrapped(agent: Any) -> Any:
-    """The agent that decides for a seat: a delegating seat (``tt-train``'s pool seats) gives
-    its current agent, so that agents of one kind are answered together."""
-    inner = getattr(agent, "agent", None)
-    return inner if inner is not None and getattr(agent, "delegates", False) else agent
-
-
 def _episode_info(info: dict[str, Any]) -> dict[str, Any]:
     """The single-agent view's info at the end of an episode, without the mask (the batch
     gives every table's mask in one array)."""
@@ -368,4 +458,5 @@ __all__ = [
     "autoreset_mode_of",
     "check_actions",
     "play_opponents",
+    "use_compiled",
 ]

@@ -92,7 +92,8 @@ class TablesVecEnv(VecEnv):
 
 class BatchVecEnv(TablesVecEnv):
     """A :class:`ThreeThirteenVectorEnv` as a Stable-Baselines3 ``VecEnv`` (see the module
-    docstring). ``batch`` is the vector env; its ``tables`` are the single-agent views."""
+    docstring). ``batch`` is the vector env; its ``tables`` are the single-agent views (on the
+    compiled batch there are none: ``get_attr`` and ``env_method`` ask the batch itself)."""
 
     def __init__(self, num_envs: int = 1, **kwargs: Any) -> None:
         if "autoreset_mode" in kwargs:
@@ -129,6 +130,15 @@ class BatchVecEnv(TablesVecEnv):
     def action_masks(self) -> np.ndarray:
         """Every table's legal actions, ``bool`` (N, 108)."""
         return self.batch.action_masks()
+
+    def _tables(self, indices) -> list[Any]:
+        # On the compiled batch the tables are no objects of their own: the batch answers.
+        if self.batch.compiled:
+            return [self.batch for _ in self._get_indices(indices)]
+        return super()._tables(indices)
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name == "action_masks" or hasattr(self._tables([0])[0], attr_name)
 
     def close(self) -> None:
         self.batch.close()

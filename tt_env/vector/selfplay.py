@@ -7,7 +7,16 @@ Rewards are per table and per seat, ``(N, num_players)``: what each seat earned 
 (the negative penalty of a round that ended in it, or the relative reward), as OpenSpiel's
 ``rewards()`` gives them; a trainer credits each seat's reward to that seat's last decision.
 When a table's episode ends, ``terminations[i]`` is True and the table is reset at the next
-step (``"next_step"`` autoreset, the action given for it then is ignored).
+step (``"next_step"`` autoreset, the action given for it then is ignored); meanwhile its mask
+row is all ones, as pgx does, so that a masked softmax over it stays finite, and its
+observation is the final position as the seat that moved last sees it.
+
+Where the compiled batch is built (:mod:`tt_env.vector.native`), every table steps in one C
+call, and the built-in opponents (``"random"``, ``"greedy"``, ``"counting"``) move inside it;
+any other opponent (a saved model, an agent object) is asked between calls, every table where
+it is to move in one :func:`~tt_env.agents.together.act_together` (one forward pass for a
+model). Without it (or with ``compiled=False``) every table steps the Python engine. Both play
+the same games: ``three_thirteen_v0``'s, with the Python agents' moves.
 
 ::
 
@@ -22,8 +31,11 @@ step (``"next_step"`` autoreset, the action given for it then is ignored).
 Arguments: ``num_envs``; ``learner_seats`` (the seats the learner plays, default all);
 ``opponents`` (an agent spec or object for the other seats, as in the single-agent view);
 ``observation`` (``"raw"``, ``"features"`` or a :class:`~tt_env.learned.features.CardFeatures`);
-and the AEC environment's (``episode``, ``reward``, the rule options or ``rules``). A seed ``s``
-plays ``three_thirteen_v0``'s game ``reset(seed=s + i)`` at table ``i``.
+``compiled`` (None: the compiled batch where it is built; False: the Python engine; True: the
+compiled batch or an error); ``num_threads`` (the compiled batch's threads, default the cores
+this process may run on); and the AEC environment's (``episode``, ``reward``, the rule options
+or ``rules``). A seed ``s`` plays ``three_thirteen_v0``'s game ``reset(seed=s + i)`` at table
+``i``.
 """
 
 from __future__ import annotations
@@ -33,13 +45,16 @@ from typing import Any
 
 import numpy as np
 
+from tt_env.agents.together import act_together, unwrapped_agent
 from tt_env.encoding.actions import NUM_ACTIONS
+from tt_env.vector import native
 from tt_env.vector.batch import (
     answer_together,
     check_actions,
     check_num_envs,
     observation_transform,
     seeds_for,
+    use_compiled,
 )
 
 
@@ -53,6 +68,8 @@ class SelfPlayVectorEnv:
         learner_seats: Sequence[int] | None = None,
         opponents: Any = "random",
         observation: Any = "raw",
+        compiled: bool | None = None,
+        num_threads: int | None = None,
         **env_kwargs: Any,
     ) -> None:
         from gymnasium import spaces
@@ -63,8 +80,12 @@ class SelfPlayVectorEnv:
 
         self.num_envs = n = check_num_envs(num_envs)
         env_kwargs.setdefault("illegal_action", "raise")
-        self.tables = [raw_env(**env_kwargs) for _ in range(n)]
-        self.rules = rules = self.tables[0].rules
+        first = raw_env(**env_kwargs)  # checks every argument
+        self.compiled = use_compiled(compiled, first.render_mode is None)
+        self.tables = (
+            [] if self.compiled else [first] + [raw_env(**env_kwargs) for _ in range(n - 1)]
+        )
+        self.rules = rules = first.rules
         p = self.num_players = rules.num_players
         seats = list(range(p)) if learner_seats is None else list(learner_seats)
         if (
@@ -100,6 +121,26 @@ class SelfPlayVectorEnv:
         self._ended = np.zeros(n, bool)
         self._rewards = np.zeros((n, p), np.float64)
         self._started = False
+        if self.compiled:
+            self._batch = native.CompiledTables(
+                n,
+                rules,
+                episode=first.episode,
+                reward=first.reward_mode,
+                num_threads=num_threads,
+            )
+            kinds = np.zeros(p, np.int8)
+            kinds[others] = native.builtin_kind(opponents)
+            self._batch.seat_agents[:] = kinds
+            for i in range(n):
+                for s in others:
+                    self._batch.seed_agent(i, s, native.fresh_seed())
+            self._raw, self._masks, self._seats = (
+                self._batch.observations,
+                self._batch.masks,
+                self._batch.seats,
+            )
+            self._rewards = self._batch.rewards
 
     # ------------------------------------------------------------------ the tables together
     def _seat(self, i: int) -> int:
@@ -159,11 +200,76 @@ class SelfPlayVectorEnv:
     def _infos(self) -> dict[str, Any]:
         return {"action_mask": self._masks.copy(), "seat": self._seats.copy()}
 
+    # ------------------------------------------------------------------ the compiled batch
+    def _hooks(self, i: int, seed: int | None) -> None:
+        """A new episode at table ``i``: the agents' reset hooks (the built-in random agents'
+        generators reseeded in C)."""
+        for s in self._agents[i]:
+            if seed is not None and self._batch.seat_agents[i, s] == native.RANDOM:
+                self._batch.seed_agent(i, s, seed)
+        for agent in {id(a): a for a in self._agents[i].values()}.values():
+            hook = getattr(agent, "reset", None)
+            if callable(hook):
+                hook(seed)
+
+    def _answer_compiled(self) -> None:
+        """The opponents the batch leaves to Python, all tables together, until every table is
+        at a learner or its episode has ended."""
+        batch = self._batch
+        while True:
+            asked = np.flatnonzero(~batch.terminations & ~self._learns[batch.seats])
+            if asked.size == 0:
+                return
+            agents = [unwrapped_agent(self._agents[i][int(batch.seats[i])]) for i in asked]
+            chosen = act_together(agents, batch.observations[asked], batch.masks[asked])
+            actions = np.zeros(self.num_envs, np.int64)
+            for i, action in zip(asked, chosen):
+                a = int(action) if isinstance(action, (int, np.integer)) else -1
+                if not (0 <= a < NUM_ACTIONS and batch.masks[i, a]):
+                    raise RuntimeError(
+                        f"an opponent at table {i} chose an illegal action {action!r}"
+                    )
+                actions[i] = a
+            modes = np.zeros(self.num_envs, np.uint8)
+            modes[asked] = native.ACT
+            batch.advance(modes, actions)
+
+    def _reset_compiled(self, seeds: list[int | None]) -> None:
+        n, batch = self.num_envs, self._batch
+        modes = np.full(n, native.SEED, np.uint8)
+        values = np.zeros(n, np.uint64)
+        for i, seed in enumerate(seeds):
+            if seed is None and self._started:
+                modes[i] = native.NEXT
+            else:
+                values[i] = native.fresh_seed() if seed is None else native.compiled_seed(seed)
+            self._hooks(i, seed)
+        self._rewards[:] = 0.0
+        batch.advance(modes, seeds=values)
+        self._answer_compiled()
+
+    def _step_compiled(self, actions: np.ndarray) -> np.ndarray:
+        batch = self._batch
+        for i in np.flatnonzero(self._ended):
+            self._hooks(int(i), None)
+        self._rewards[:] = 0.0
+        batch.advance(np.full(self.num_envs, native.ACT, np.uint8), actions.astype(np.int64))
+        self._answer_compiled()
+        return batch.terminations.copy()
+
     # ------------------------------------------------------------------ the interface
     def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None):
         if options:
             raise ValueError("SelfPlayVectorEnv.reset takes no options")
         seeds = seeds_for(seed, self.num_envs)
+        if self.compiled:
+            self._reset_compiled(seeds)
+            if self._batch.terminations.any():  # impossible while turn_cap >= num_players
+                i = int(np.flatnonzero(self._batch.terminations)[0])
+                raise RuntimeError(f"table {i}: the episode ended before a learner moved")
+            self._ended[:] = False
+            self._started = True
+            return self._observations(), self._infos()
         for i in range(self.num_envs):
             self._new_episode(i, seeds[i])
         self._rewards[:] = 0.0
@@ -181,15 +287,19 @@ class SelfPlayVectorEnv:
         if not self._started:
             raise RuntimeError("call reset() before step()")
         actions = check_actions(actions, n)
-        for i in np.flatnonzero(~self._ended):  # every action checked before any is played
-            a = int(actions[i])
-            if not (0 <= a < NUM_ACTIONS and self._masks[i, a]):
-                from tt_env.encoding.actions import describe
+        # every action checked before any is played
+        inside = (actions >= 0) & (actions < NUM_ACTIONS)
+        legal = inside & (self._masks[np.arange(n), np.where(inside, actions, 0)] != 0)
+        bad = np.flatnonzero(~legal & ~self._ended)
+        if bad.size:
+            from tt_env.encoding.actions import describe
 
-                what = describe(a) if 0 <= a < NUM_ACTIONS else repr(a)
-                raise ValueError(
-                    f"table {i}: action {what} is not legal for seat {self._seats[i]} now"
-                )
+            i = int(bad[0])
+            a = int(actions[i])
+            what = describe(a) if 0 <= a < NUM_ACTIONS else repr(a)
+            raise ValueError(f"table {i}: action {what} is not legal for seat {self._seats[i]} now")
+        if self.compiled:
+            return self._result(self._step_compiled(actions))
         self._rewards[:] = 0.0
         for i in range(n):
             if self._ended[i]:
@@ -203,13 +313,17 @@ class SelfPlayVectorEnv:
             self._write(i)
             if self._over(i):
                 terminations[i] = True
-                self._masks[i] = 0
+                self._masks[i] = 1  # as the compiled batch: a masked softmax stays finite
+        return self._result(terminations)
+
+    def _result(self, terminations: np.ndarray):
+        """What :meth:`step` returns."""
         self._ended = terminations.copy()
         return (
             self._observations(),
             self._rewards.copy(),
             terminations,
-            np.zeros(n, bool),
+            np.zeros(self.num_envs, bool),
             self._infos(),
         )
 

@@ -46,6 +46,16 @@ static void tt_table_next_episode(tt_table_env *t) {
     t->round_played = 0;
 }
 
+/* End the episode where it stands (an illegal action under illegal_action="terminate"): the
+   position as it is, nobody to move; the next episode is a new game. */
+static void tt_table_end(tt_table_env *t) {
+    memcpy(&t->ended, &t->game, sizeof t->game);
+    t->ended.ended = NULL;
+    t->ended.phase = TT_ROUND_OVER;
+    t->over = 1;
+    t->round_played = 0;
+}
+
 /* The rewards of a round that just ended, per seat, into rewards[n] (added). */
 static void tt_table_round_rewards(const tt_table_env *t, const tt_episodes *E, double *rewards) {
     const tt_game *g = &t->game;
