@@ -49,6 +49,7 @@ from tt_env.train.config import LEAGUE, SELF, parse_pool
 from tt_env.train.opponents import _step_of
 from tt_env.train.run import TrainingRun
 from tt_env.util.files import atomic_file
+from tt_env.vector.native import ACT, CALLER, builtin_kind
 
 
 def pick_device(name: str) -> torch.device:
@@ -124,7 +125,9 @@ class Learner:
 # ---------------------------------------------------------------------------------- seats
 class Seats:
     """Who plays each seat of each table this episode: 0 the learner, ``k > 0`` the ``k``-th
-    opponent of :attr:`players` (a built-in agent, or a snapshot's network)."""
+    opponent of :attr:`players` (a built-in agent, or a snapshot's network). The built-in
+    ``random``, ``greedy`` and ``counting`` move inside the batch's C call (``seat_agents``);
+    their Python twins answer only the decisions the batch leaves to them."""
 
     def __init__(self, config, rules, *, league_dir: Path, device: torch.device, seed: int) -> None:
         self.rules = rules
@@ -136,6 +139,7 @@ class Seats:
         self.rng = np.random.default_rng(seed)
         self.players: list[Any] = [None]  # index 0: the learner
         self.names = [SELF]
+        self.codes = [CALLER]  # who decides in the batch: the caller, or a built-in agent
         self.snapshots: dict[str, int] = {}  # path -> index in players
         n, p = config.n_envs, rules.num_players
         self.who = np.zeros((n, p), np.int64)
@@ -152,6 +156,7 @@ class Seats:
             self.players.append(net)
             self.snapshots[spec] = len(self.players) - 1
             self.names.append(LEAGUE)
+            self.codes.append(CALLER)
             return len(self.players) - 1
         if spec not in self.names:
             from tt_env.agents import make_agent
@@ -159,14 +164,16 @@ class Seats:
             seed = int(self.rng.integers(2**31))
             self.players.append(make_agent(spec, self.rules.num_players, self.rules, seed))
             self.names.append(spec)
+            self.codes.append(builtin_kind(spec))
         return self.names.index(spec)
 
     def _league(self) -> list[str]:
         found = sorted(self.league_dir.glob("step_*.npz"), key=_step_of)
         return [str(p) for p in found[-self.league_size :]]
 
-    def draw(self, tables: np.ndarray) -> None:
-        """New players for the seats of ``tables`` (their episode starts)."""
+    def draw(self, tables: np.ndarray, seat_agents: np.ndarray) -> None:
+        """New players for the seats of ``tables`` (their next episode), and who decides for
+        each in the batch (``seat_agents``, the batch's array)."""
         names = list(self.pool)
         league = self._league() if LEAGUE in self.pool else []
         if LEAGUE in names and not league:
@@ -188,6 +195,7 @@ class Seats:
                     row.append(self._index(name))
             row[int(self.rng.integers(p))] = 0  # the learner plays at every table
             self.who[i] = row
+            seat_agents[i] = [self.codes[k] for k in row]
 
     def label(self, table: int) -> str:
         """The opponents of a table, for the learning curve ("self": the learner alone)."""
@@ -329,7 +337,8 @@ def train_loop(
     curve: dict[str, list[float]] = defaultdict(list)
 
     tables.reset(seed=seed * 1_000_003 % 2**63)
-    seats.draw(np.arange(n))
+    seats.draw(np.arange(n), tables.seat_agents)
+    act = np.full(n, ACT, np.uint8)
     waiting = np.zeros(n, bool)  # tables that ended and start again at the next step
     rows = np.arange(n)
     progress = _progress(c, model.num_timesteps)
@@ -358,7 +367,8 @@ def train_loop(
             valid[t] = ~waiting
             mine[t] = valid[t] & (player == 0)
             e0 = time.perf_counter()
-            tables.step(actions)
+            tables.rewards[:] = 0.0  # the call adds what each seat earns
+            tables.advance(act, actions)
             env_time += time.perf_counter() - e0
             rewards[t] = tables.rewards * c.reward_scale
             done[t] = tables.terminations
@@ -371,7 +381,7 @@ def train_loop(
                     for s in np.flatnonzero(seats.who[i] == 0):
                         curve[label].append(float(episode_return[i, s]))
                 episode_return[ended] = 0.0
-                seats.draw(ended)
+                seats.draw(ended, tables.seat_agents)
         with torch.no_grad():  # the bootstrap: the value of each table's position now
             features.batch(tables.observations, x_np)
             last = net.critic(torch.from_numpy(x_np).to(device)).squeeze(-1).cpu().numpy()
