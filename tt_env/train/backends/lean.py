@@ -115,7 +115,9 @@ class Learner:
             data = json.loads(archive.read("data"))
             if data.get("backend") != "lean":
                 raise ValueError(f"{path}: not a checkpoint of the lean backend")
-            state = torch.load(io.BytesIO(archive.read("policy.pth")), map_location="cpu")
+            state = torch.load(
+                io.BytesIO(archive.read("policy.pth")), map_location="cpu", weights_only=True
+            )
         self.net.load_state_dict(state["net"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.num_timesteps = int(data["num_timesteps"])
