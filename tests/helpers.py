@@ -61,6 +61,7 @@ def tiny_config(tmp_path: Path, **changes):
     from tt_env.train import TrainConfig
 
     values = dict(
+        backend="sb3",  # the machinery these tests check (tests/train/test_lean.py: "lean")
         run_dir=str(tmp_path / "runs"),
         run_name="tiny",
         seed=3,

@@ -1,4 +1,4 @@
-"""Training learned agents: MaskablePPO on the single-agent view against a pool of opponents.
+"""Training learned agents: PPO against a pool of opponents and the learner itself.
 
 ``tt-train`` (:func:`main`) trains one policy for any number of players and any
 rules, in the manner of CleanRL's ``ppo.py``: one :class:`TrainConfig` dataclass holds every
@@ -13,7 +13,7 @@ file                  what
 ``tb/``               TensorBoard logs (``tensorboard --logdir runs``)
 ``progress.csv``      mean round reward per opponent kind, per rollout (the learning curve)
 ``evaluations.csv``   periodic arena evaluations: mean score difference with 95% intervals
-``checkpoints/``      stable-baselines3 checkpoints (``ckpt_<steps>.zip``), for ``--resume``
+``checkpoints/``      checkpoints (``ckpt_<steps>.zip``), for ``--resume``
 ``league/``           snapshots of the learner (model files) that the self-play league plays
 ``bc.npz``            the behaviour-cloning warm start (when ``bc_teacher`` is set)
 ``bc_data.npz``       the teacher's decisions it was fitted to (``bc_data`` of a later run
@@ -29,12 +29,14 @@ How it learns:
    (what a player can compute from its own hand and the public cards, via the exact solver),
    through the card-equivariant network :class:`~tt_env.learned.network.CardNet`. The model file
 records the transform.
-2. **Warm start** (optional, ``bc_teacher``): behaviour cloning of a heuristic agent (by default
-   :class:`~tt_env.agents.CountingAgent`): its decisions in ``bc_samples`` positions, a
+2. **Warm start** (optional, ``bc_teacher``; none by default): behaviour cloning of an agent
+   (e.g. :class:`~tt_env.agents.CountingAgent`): its decisions in ``bc_samples`` positions, a
    cross-entropy fit of the policy and a fit of the value to the rounds' returns.
-3. **PPO** (sb3-contrib's ``MaskablePPO``) against opponents drawn per episode and per seat from a
-   weighted pool: ``random``, ``greedy``, ``counting``, any agent spec, and ``league``: the latest
-   snapshots of the learner itself (a self-play league, refreshed every ``league_every`` steps).
+3. **PPO** (``backend``: the lean one-file PPO on the compiled batch by default, sb3-contrib's
+   ``MaskablePPO``, or RLlib's) against opponents drawn per episode and per seat from a
+   weighted pool: ``self`` (the learner itself), ``random``, ``greedy``, ``counting``, any agent
+   spec, and ``league``: the latest snapshots of the learner (a self-play league, refreshed
+   every ``league_every`` steps).
    With ``episode="round"`` (default) an episode is one round and the next reset plays the next
    round of the same game, so every round size is trained; ``reward="relative"`` (default) pays
    the opponents' mean penalty minus the own at the end of each round: the score difference that
@@ -58,6 +60,8 @@ module              owns
 ``runs``            a run's directory and files
 ``run``             :class:`TrainingRun`, a run whatever its backend: files, warm start,
                     evaluations, model files
+``backends.lean``   the lean backend (the default): PPO in one file on the compiled batch;
+                    not imported here
 ``backends.sb3``    the MaskablePPO backend: policy, callback, :class:`SB3Trainer`
 ``backends.rllib``  the RLlib backend (extra ``ray``); not imported here
 ``plot``            a run's learning curve

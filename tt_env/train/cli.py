@@ -87,8 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = Parser(
         prog="tt-train",
-        description="Train a Three Thirteen agent with MaskablePPO (sb3-contrib) against a pool "
-        "of opponents and a self-play league. Settings: defaults < --config file < "
+        description="Train a Three Thirteen agent with PPO against a pool of opponents and "
+        "itself (backends: lean, sb3, rllib). Settings: defaults < --config file < "
         "flags. 'tt-train plot RUN_DIR' draws a run's learning curve.",
         epilog="Example: tt-train --config training/config/ppo_2p_standard.toml "
         "--output models/ppo_2p_standard.npz",

@@ -46,36 +46,37 @@ class TrainConfig:
     baseline: str = ""
     """duplicate deals: pay each round's reward less this agent's on the same deal in the
     learner's seat ("counting"; needs episode="round"); "": the plain reward"""
-    opponents: str = "counting=0.35,greedy=0.3,random=0.05,league=0.3"
-    """opponent pool as agent=weight, drawn per episode and seat; league: the learner's snapshots"""
+    opponents: str = "self=0.6,league=0.2,counting=0.1,greedy=0.1"
+    """opponent pool as agent=weight, drawn per episode and seat; self: the learner itself
+    (backends lean and rllib), league: the learner's snapshots (lean and sb3)"""
     league_every: int = 100_000
     """steps between snapshots of the learner added to the league"""
     league_size: int = 5
     """the league plays the latest this many snapshots"""
-    lookahead: bool = True
+    lookahead: bool = False
     """features: expected gain of the next draw for the best discards (costlier, stronger)"""
     oracle_critic: bool = False
     """a critic that also sees the hidden cards (the opponents' hands and the stock) in
     training, the policy still acting from the observation alone; model files hold the policy"""
-    card_hidden: int = 64
+    card_hidden: int = 32
     """width of the per-card layers of CardNet"""
-    trunk_hidden: int = 128
+    trunk_hidden: int = 64
     """width of the hidden layer of CardNet's global trunk"""
     total_timesteps: int = 1_000_000
     """PPO steps of the learner (the behaviour-cloning positions are not counted)"""
-    n_envs: int = 16
+    n_envs: int = 128
     """tables the learner plays at once (with vec_env "batch": tables in one batch)"""
     vec_env: str = "batch"
     """"batch": every table stepped together in this process, the opponents of all tables
     answered together (tt_env.vector); "subproc": one process per table (SubprocVecEnv);
     "dummy": one table after another in this process (DummyVecEnv)"""
-    learning_rate: float = 1e-4
+    learning_rate: float = 3e-4
     """Adam learning rate of PPO"""
-    n_steps: int = 128
+    n_steps: int = 64
     """steps per table per rollout (a rollout is n_steps x n_envs)"""
-    batch_size: int = 512
+    batch_size: int = 2048
     """PPO minibatch size"""
-    n_epochs: int = 4
+    n_epochs: int = 2
     """PPO epochs per rollout"""
     gamma: float = 1.0
     """discount (a round is short and only its end is rewarded)"""
@@ -83,7 +84,7 @@ class TrainConfig:
     """GAE lambda"""
     clip_range: float = 0.2
     """PPO clip range"""
-    ent_coef: float = 0.003
+    ent_coef: float = 0.01
     """entropy bonus"""
     vf_coef: float = 0.5
     """value loss weight"""
@@ -91,7 +92,7 @@ class TrainConfig:
     """gradient clipping"""
     target_kl: float = 0.0
     """stop a PPO update early past this KL (0: never)"""
-    bc_teacher: str = "counting"
+    bc_teacher: str = "none"
     """agent to imitate before PPO (behaviour cloning warm start); "" or "none": from scratch"""
     bc_samples: int = 100_000
     """teacher decisions collected for the warm start"""
@@ -149,9 +150,10 @@ class TrainConfig:
     """show a progress bar"""
     threads: int = 1
     """torch threads (more rarely helps with these small networks)"""
-    backend: str = "sb3"
-    """"sb3": MaskablePPO (sb3-contrib) here and in env processes; "lean": the one-file PPO on
-    the compiled batch, every seat a policy (tt_env.train.backends.lean); "rllib": RLlib's PPO
+    backend: str = "lean"
+    """"lean": the one-file PPO on the compiled batch, every seat a policy
+    (tt_env.train.backends.lean); "sb3": MaskablePPO (sb3-contrib) on the single-agent view,
+    with duplicate deals, expert iteration and the oracle critic; "rllib": RLlib's PPO
     on Ray (extra ray), its env runners in parallel processes or on a cluster
     (tt_env.train.backends.rllib)"""
     device: str = "auto"
@@ -506,7 +508,9 @@ def _check_backend(config: TrainConfig, resume_dir: str | os.PathLike | None) ->
         if SELF in pool:
             raise ValueError(
                 f"setting opponents: {SELF} (the learning policy itself in a seat) needs "
-                f"backend = 'rllib'; the sb3 backend plays its own snapshots as {LEAGUE}"
+                f"backend = 'lean' or 'rllib'; the sb3 backend plays its own snapshots as "
+                f"{LEAGUE}: give it a pool, e.g. "
+                f"--opponents 'counting=0.35,greedy=0.3,random=0.05,league=0.3'"
             )
         return
     from tt_env.util.ray import RayError, check_ray

@@ -1,4 +1,4 @@
-"""The sb3 backend of ``tt-train`` (the default): MaskablePPO's policy over
+"""The sb3 backend of ``tt-train``: MaskablePPO's policy over
 :class:`~tt_env.learned.network.CardNet`, the callback that logs, evaluates and snapshots, and
 :class:`SB3Trainer`, which runs it all around :class:`~tt_env.train.run.TrainingRun`'s run
 files, warm start, evaluations and model files, with checkpoints and a self-play league."""
@@ -269,5 +269,5 @@ class SB3Trainer(TrainingRun):
         return self.close(model, final)
 
 
-#: ``tt-train``'s default backend under the name it has on :mod:`tt_env.train`'s face
+#: the sb3 trainer under the name it has on :mod:`tt_env.train`'s face
 Trainer = SB3Trainer
