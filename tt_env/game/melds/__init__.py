@@ -72,7 +72,7 @@ from tt_env.game.melds._kernel import kernel_module, private_kernels
 from tt_env.game.melds._kernel import status as kernel_status
 from tt_env.game.melds._layoff import lay_off
 from tt_env.game.melds._meld import is_meld
-from tt_env.game.melds._types import Arrangement, LayOff, MeldShape
+from tt_env.game.melds._types import Arrangement, LayOff, MeldShape, shape_of, shape_tuple
 from tt_env.game.melds.api import (
     after_draw,
     cached_min_penalty,
@@ -109,5 +109,7 @@ __all__ = [
     "kernel_of",
     "kernel_status",
     "private_kernels",
+    "shape_of",
+    "shape_tuple",
     "solver_config",
 ]

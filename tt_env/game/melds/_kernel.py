@@ -18,6 +18,7 @@ import numpy as np
 
 from tt_env.game.cards import NUM_RANKS
 from tt_env.game.melds._cache import BoundedCache
+from tt_env.game.melds._types import MELD_KINDS
 
 _ENV_FLAG = "TT_ENV_NO_KERNEL"  # set to anything but "" or "0": the kernel stays off
 _NOTICE_FLAG = "TT_ENV_KERNEL_NOTICE_SHOWN"  # set once told: worker processes inherit it
@@ -78,14 +79,11 @@ def status() -> str:
     return f"compiled kernel on (C extension, {native.COMPILER})"
 
 
-KINDS_OF_MELD = ("set", "run", "wild")  # a meld key's kind
-
-
 def meld_of_key(key: int) -> tuple[str, int, int, int, int, int, int]:
     """(kind, rank, suit, low, high, wilds, size) of a meld key written by the kernel's arrange
     (``tt_meld_key`` in solver/arrange.h)."""
     return (
-        KINDS_OF_MELD[key & 3],
+        MELD_KINDS[key & 3],
         key >> 2 & 15,
         (key >> 6 & 7) - 1,
         key >> 9 & 15,
@@ -149,6 +147,7 @@ class Kernel:
         par[: len(cfg.penalties)] = cfg.penalties
         par[native.P_TOP] = cfg.top_position
         par[native.P_ALL_WILD] = int(cfg.all_wild_melds)
+        par[native.P_CAP] = min(cfg.wild_limit, native.NO_CAP)
         self.par = par
         if tables is None:
             key = _tables_key(cfg)
@@ -215,6 +214,14 @@ class Kernel:
         out = np.empty(len(hands), np.int64)
         self.c.values(hands, out)
         return out
+
+    def lay_off(self, counts: bytes, table: list) -> tuple | None:
+        """Redemption (``tt_lay_off`` in solver/layoff.h) of the hand and the table's shapes
+        (:func:`~tt_env.game.melds.shape_tuple`): (points, own melds as (cards, shape) pairs,
+        the deadwood, the cards laid off as (table index, cards) pairs, the table's shapes
+        after), cards as bytes of kinds and shapes as tuples; None where the kernel does not
+        take the hand or the table (the Python solver answers)."""
+        return self.c.lay_off(counts, table)
 
     def after_draw(self, counts: bytes, weights: np.ndarray) -> int:
         """The values after each draw of weight > 0 (its best discard made) are left in

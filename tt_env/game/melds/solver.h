@@ -20,6 +20,9 @@
    draws.h         tt_after_draw_values(): the hand after each draw, most in one pass
    arrange.h       tt_arrange(): the best arrangement spelled out, meld keys
    go_out.h        tt_go_out(): the discards that go out
+   pool.h          the pool of wild cards: what jokers and wild-rank cards cost at a leaf
+   layoff_search.h redemption's search: the hand's melds and the cards laid off on the table
+   layoff.h        tt_lay_off(): redemption, the plan spelled out (named input and result)
 
    Same mathematics as the Python fast path (see the package docstring of tt_env.game.melds),
    laid out for a compiler: per-suit tables of the best runs for every budget of wilds, sets
@@ -42,6 +45,9 @@
 #include "solver/evaluate.h"
 #include "solver/evaluate_one.h"
 #include "solver/go_out.h"
+#include "solver/layoff.h"
+#include "solver/layoff_search.h"
+#include "solver/pool.h"
 #include "solver/tables.h"
 #include "solver/workspace.h"
 
