@@ -1,9 +1,10 @@
 """The compiled kernel (solver.h, the extension tt_env.game.melds._csolver) against the Python
 solver and the brute force, and its bindings against bad input.
 
-The kernel serves every rule set with no cap on wilds per meld; these tests compare it with the
-Python solver (itself checked against tests/brute_force.py in test_melds.py, on both paths) on
-many random hands, including several decks, jokers, aces high and hands far larger than a deal,
+The kernel serves every rule set (a cap on wilds per meld by its exact search, redemption's
+lay-offs by the same search with the table); these tests compare it with the Python solver
+(itself checked against tests/brute_force.py in test_melds.py, on both paths) on many random
+hands, including several decks, jokers, aces high and hands far larger than a deal,
 and check the cases where it must hand over to the exact search.
 """
 
@@ -12,6 +13,7 @@ import pytest
 from brute_force import brute_force_points
 
 from tt_env.game.cards import JOKER, Card, make_deck, parse_cards, to_counts
+from tt_env.game.going_out import go_out_discards
 from tt_env.game.melds import (
     MeldShape,
     _kernel,
@@ -244,9 +246,96 @@ def test_joker_penalty_argument_in_the_kernel():
         assert all(g in (e, -1) for g, e in zip(got, expected))
 
 
-def test_capped_rules_are_not_served_by_the_kernel():
-    assert kernel_of(Rules.preset("one-wild"), 3) is None
-    assert kernel_of(Rules(max_wilds_per_meld=0), 3) is None
+CAPPED_RULES = {
+    "cap-0-two-decks": (Rules(max_wilds_per_meld=0, num_decks=2), None),
+    "one-wild": (Rules.preset("one-wild"), None),
+    "cap-1-jokers-aces-high": (
+        Rules(max_wilds_per_meld=1, jokers_per_deck=2, aces_high=True),
+        None,
+    ),
+    "cap-2-two-decks-joker-free": (
+        Rules(max_wilds_per_meld=2, num_decks=2, jokers_per_deck=1, joker_layoff=True),
+        0,
+    ),
+    "cap-3-all-wild-court": (
+        Rules(
+            max_wilds_per_meld=3,
+            all_wild_melds=True,
+            num_decks=3,
+            jokers_per_deck=2,
+            court_values=True,
+            unused_wild_penalty=0,
+        ),
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", CAPPED_RULES)
+def test_capped_rules_are_served_exactly(name):
+    # A cap on wilds per meld takes the kernel's exact search (solver/capped.h): the same
+    # values as the Python solver, every one certified, on uniform and clustered hands (runs,
+    # sets, several copies, many wilds) up to 25 cards.
+    rules, joker_penalty = CAPPED_RULES[name]
+    for wild_rank in (1, 2, 7, 13):
+        kernel = kernel_of(rules, wild_rank, joker_penalty)
+        assert kernel is not None
+        hands = random_hands(rules, 60, [3, 7, 11, 13, 14, 15, 16, 25], seed=wild_rank)
+        hands += clustered_hands(rules, wild_rank, 60, seed=wild_rank)
+        got = [kernel.value(bytes(h)) for h in hands]
+        assert got == python_values(hands, wild_rank, rules, joker_penalty), name
+
+
+def clustered(rng, deck, wild_rank):
+    """The cards of ``deck`` of a few adjacent ranks (maybe around the king-ace corner) in one or
+    two suits, and every wild card."""
+    low = int(rng.integers(1, 14))
+    ranks = {(low - 1 + i) % 13 + 1 for i in range(int(rng.integers(2, 6)))}
+    suits = set(rng.choice(4, size=int(rng.integers(1, 3))).tolist())
+    return [
+        c
+        for c in deck
+        if c == JOKER or c.rank == wild_rank or (c.rank in ranks and c.suit in suits)
+    ]
+
+
+def clustered_hands(rules, wild_rank, n, seed):
+    """Hands of a few adjacent ranks in one or two suits, and every wild card of the decks."""
+    rng = np.random.default_rng(seed)
+    deck = make_deck(rules.decks, rules.jokers_per_deck)
+    hands = []
+    for _ in range(n):
+        pool = clustered(rng, deck, wild_rank)
+        size = min(len(pool), int(rng.integers(3, 17)))
+        hands.append(to_counts(pool[i] for i in rng.permutation(len(pool))[:size]))
+    return hands
+
+
+@pytest.mark.parametrize("name", CAPPED_RULES)
+def test_capped_discards_draws_and_going_out_equal_the_definitions(name):
+    # discard_penalties, draw_penalties and go_out_discards of a capped configuration (one C
+    # call each) against their definitions by min_penalty (itself checked above).
+    rules, joker_penalty = CAPPED_RULES[name]
+    for wild_rank in (2, 9):
+        hands = clustered_hands(rules, wild_rank, 8, seed=wild_rank)
+        hands += random_hands(rules, 4, [7, 10], seed=wild_rank)
+        for h in hands:
+            dv = discard_penalties(h, wild_rank, rules, joker_penalty)
+            less = {k: list(h[:k]) + [h[k] - 1] + list(h[k + 1 :]) for k in range(53) if h[k]}
+            assert dv == {
+                k: min_penalty(tuple(x), wild_rank, rules, joker_penalty) for k, x in less.items()
+            }
+            if joker_penalty is None:
+                assert go_out_discards(h, wild_rank, rules) == tuple(
+                    sorted(k for k, v in dv.items() if v == 0)
+                )
+            got = draw_penalties(h, wild_rank, rules, joker_penalty=joker_penalty)
+            for x in range(53):
+                more = list(h)
+                more[x] += 1
+                assert got[x] == min(
+                    discard_penalties(tuple(more), wild_rank, rules, joker_penalty).values()
+                ), (name, wild_rank, h, x)
 
 
 def test_status_line_names_the_kernel():
@@ -344,14 +433,7 @@ def lay_off_case(rng, rules, wild_rank):
     jokers only."""
     deck = make_deck(rules.decks, rules.jokers_per_deck)
     if rng.random() < 0.5:
-        low = int(rng.integers(1, 14))
-        ranks = {(low - 1 + i) % 13 + 1 for i in range(int(rng.integers(2, 6)))}
-        suits = set(rng.choice(4, size=int(rng.integers(1, 3))).tolist())
-        deck = [
-            c
-            for c in deck
-            if c == JOKER or c.rank == wild_rank or (c.rank in ranks and c.suit in suits)
-        ]
+        deck = clustered(rng, deck, wild_rank)
     order = rng.permutation(len(deck))
     cards = [deck[i] for i in order[: int(rng.integers(2, 45))]]
     split = int(rng.integers(1, min(len(cards), 16) + 1))

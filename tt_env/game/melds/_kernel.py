@@ -1,7 +1,8 @@
 """The compiled kernel's Python side: which configurations it serves, its tables, its calls.
 
 The kernel (``solver.h``, compiled into the extension module :mod:`._csolver` when the package
-is installed) solves hands with no cap on wilds per meld; this module builds what it reads (the
+is installed) solves hands under every rule option (a cap on wilds per meld by its exact search,
+``solver/capped.h``) and plays redemption's lay-offs; this module builds what it reads (the
 suit tables and memo of each penalty table, shared; one :class:`Kernel` per configuration with
 the numpy arrays its results are read from) and calls it. Without the extension (the install
 found no C compiler) or with the environment variable ``TT_ENV_NO_KERNEL=1``, everything runs
@@ -256,10 +257,9 @@ def private_kernels(cfgs) -> list[Kernel | None]:
 
 
 def kernel_for(cfg) -> Kernel | None:
-    """The kernel of a configuration, or None when it does not serve it (a cap on wilds per
-    meld, a joker penalty beyond 10**9, or no compiled kernel)."""
-    if cfg.max_wilds is not None:
-        return None
+    """The kernel of a configuration, or None when it does not serve it (a joker penalty beyond
+    10**9, or no compiled kernel). Every rule option is served: a cap on wilds per meld takes
+    the kernel's exact search (solver/capped.h)."""
     native = kernel_module()
     if native is None:
         return None

@@ -29,8 +29,9 @@ static inline int tt_lo_shape_ok(const tt_meld_shape *m) {
     }
 }
 
-/* The search's context for the hand and table of `in`, or NULL: *status says why. */
-static inline tt_lo_ctx *tt_lo_new(const tt_solver *S, const tt_layoff_input *in,
+/* The search's context for the hand (at most `limit` cards) and table of `in`, or NULL:
+   *status says why. */
+static inline tt_lo_ctx *tt_lo_new(const tt_solver *S, const tt_layoff_input *in, int64_t limit,
                                    tt_layoff_status *status) {
     const int64_t *par = S->par;
     const uint8_t *counts = in->counts;
@@ -43,17 +44,16 @@ static inline tt_lo_ctx *tt_lo_new(const tt_solver *S, const tt_layoff_input *in
         cards += counts[k];
         points += counts[k] * par[k];
     }
-    if (cards > TT_MAX_HAND || points >= TT_LAYOFF_PENALTY_MAX) return NULL;
+    if (cards > limit || points >= TT_LAYOFF_PENALTY_MAX) return NULL;
     *status = TT_LAYOFF_NO_MEMORY;
     tt_lo_ctx *c = calloc(1, sizeof *c);
     if (c == NULL) return NULL;
-    c->slots = 1024;
+    c->slots = 256;
     c->memo = calloc((size_t)c->slots, sizeof *c->memo);
     if (c->memo == NULL) {
         tt_lo_free(c);
         return NULL;
     }
-    memset(c->cand_at, 0xFF, sizeof c->cand_at); /* -1: not built */
     c->pen = par;
     c->w = S->w;
     c->top = par[TT_P_TOP];
@@ -65,7 +65,7 @@ static inline tt_lo_ctx *tt_lo_new(const tt_solver *S, const tt_layoff_input *in
     uint32_t stride = 1;
     for (int k = 0; k < 52; k++) {
         c->stride[k] = stride;
-        stride *= (uint32_t)counts[k] + 1; /* at most 2 ** TT_MAX_HAND in all */
+        stride *= (uint32_t)counts[k] + 1; /* at most 2 ** TT_MAX_CARDS in all */
     }
     tt_pool_init(&c->pool, c->J, c->M, c->cap, c->all_wild, par[52], par[c->w]);
     c->ntable = in->ntable;
@@ -136,7 +136,7 @@ static inline int64_t tt_lo_run_naturals(const tt_lo_ctx *c, const uint8_t *othe
    wins a tie with a run, a run with wild cards only); 0 when they are no meld. */
 static inline int tt_lo_is_meld(const tt_lo_ctx *c, int64_t jokers, const uint8_t *more,
                                 int64_t nmore, tt_meld_shape *out) {
-    uint8_t others[TT_MAX_HAND];
+    uint8_t others[TT_MAX_CARDS];
     int64_t no = 0, nw = 0, mine[4] = {0, 0, 0, 0};
     for (int64_t i = 0; i < nmore; i++) {
         if (more[i] == 52)
@@ -225,14 +225,14 @@ typedef struct {
     int64_t into;          /* the wild-only table meld that absorbs it (its index among them), -1 */
     uint32_t places;       /* a run's positions */
     int64_t nnat, nw;
-    uint8_t nat[TT_MAX_HAND], wilds[TT_MAX_HAND];
+    uint8_t nat[TT_MAX_CARDS], wilds[TT_MAX_CARDS];
 } tt_lo_own_meld;
 
 /* The scratch of tt_lo_build (a few kB: on the heap, with the context). */
 typedef struct {
-    uint8_t added[TT_LAYOFF_TABLE][TT_MAX_HAND];
+    uint8_t added[TT_LAYOFF_TABLE][TT_MAX_CARDS];
     int64_t nadded[TT_LAYOFF_TABLE], added_wilds[TT_LAYOFF_TABLE];
-    tt_lo_own_meld own[TT_MAX_HAND];
+    tt_lo_own_meld own[TT_MAX_CARDS];
     int64_t groups[TT_POOL_MAX][2];
 } tt_lo_plan;
 
@@ -276,7 +276,7 @@ static inline int tt_lo_grown(const tt_lo_ctx *c, const tt_lo_plan *b, const tt_
 static inline tt_layoff_status tt_lo_build(const tt_lo_ctx *c, tt_lo_plan *b, int64_t target,
                                            const tt_lo_step *steps, int64_t nsteps,
                                            const tt_lo_state *st, tt_layoff *out) {
-    uint8_t dead[TT_MAX_HAND], pool_w[TT_MAX_HAND];
+    uint8_t dead[TT_MAX_CARDS], pool_w[TT_MAX_CARDS];
     int64_t nd = 0, np = 0, no = 0;
     memset(b->nadded, 0, sizeof b->nadded);
     memset(b->added_wilds, 0, sizeof b->added_wilds);
@@ -346,7 +346,7 @@ static inline tt_layoff_status tt_lo_build(const tt_lo_ctx *c, tt_lo_plan *b, in
     int64_t ngroups = tt_pool_plan(&c->pool, sink, c->J, c->M - st->mnat, st->D, h_total, &a, &bw,
                                    b->groups);
     if (ngroups < 0 || bw > np) return TT_LAYOFF_FAILED;
-    uint8_t wc[TT_MAX_HAND];
+    uint8_t wc[TT_MAX_CARDS];
     int64_t total = 0, rd = 0, jokers = c->J - a, pw = bw; /* pool_w[pw..np) are left */
     for (int64_t i = 0; i < a; i++) wc[total++] = 52;
     for (int64_t i = 0; i < bw; i++) wc[total++] = pool_w[i];
@@ -431,6 +431,43 @@ static inline tt_layoff_status tt_lo_build(const tt_lo_ctx *c, tt_lo_plan *b, in
 }
 
 /* ------------------------------------------------------------------------ the entry point */
+/* The search of `in` (a hand of at most `limit` cards): its value into *value and, when out is
+   not NULL, the plan spelled out into *out. */
+static inline tt_layoff_status tt_lo_solve(const tt_solver *S, const tt_layoff_input *in,
+                                           int64_t limit, int64_t *value, tt_layoff *out) {
+    tt_layoff_status status;
+    tt_lo_ctx *c = tt_lo_new(S, in, limit, &status);
+    if (c == NULL) return status;
+    tt_lo_state st = {.runs = c->run0};
+    memcpy(st.cnt, in->counts, 52);
+    for (int k = 0; k < 52; k++) st.left += in->counts[k];
+    for (int k = 0; k < 52; k++) st.idx += in->counts[k] * c->stride[k];
+    tt_lo_run bufs[2][TT_LAYOFF_TABLE];
+    tt_lo_step steps[TT_MAX_CARDS];
+    int64_t nsteps = 0;
+    *value = tt_lo_value(c, &st);
+    status = TT_LAYOFF_DONE;
+    while (out != NULL && st.left && !c->failed) {
+        tt_lo_scan sc = {.goal = tt_lo_value(c, &st), .runs_out = bufs[nsteps & 1]};
+        tt_lo_options(c, &st, &sc);
+        if (!sc.found || nsteps >= TT_MAX_CARDS) {
+            status = TT_LAYOFF_FAILED;
+            break;
+        }
+        steps[nsteps++] = sc.step;
+        st = sc.next;
+    }
+    if (c->failed) status = TT_LAYOFF_NO_MEMORY;
+    if (status == TT_LAYOFF_DONE && out != NULL) {
+        tt_lo_plan *plan = malloc(sizeof *plan);
+        status = plan == NULL ? TT_LAYOFF_NO_MEMORY
+                              : tt_lo_build(c, plan, *value, steps, nsteps, &st, out);
+        free(plan);
+    }
+    tt_lo_free(c);
+    return status;
+}
+
 /* Redemption (tt_env.game.melds.lay_off): lay down own melds and lay cards off onto the
    table's melds, leaving the fewest penalty points; exact, and the same play as the Python
    solver's. Every option of the configuration applies (par: the penalties, top, all_wild_melds,
@@ -439,37 +476,8 @@ static inline tt_layoff_status tt_lo_build(const tt_lo_ctx *c, tt_lo_plan *b, in
    thread, with no other state than its arguments'. */
 static inline tt_layoff_status tt_lay_off(const tt_solver *S, const tt_layoff_input *in,
                                           tt_layoff *out) {
-    tt_layoff_status status;
-    tt_lo_ctx *c = tt_lo_new(S, in, &status);
-    if (c == NULL) return status;
-    tt_lo_state st = {.runs = c->run0};
-    memcpy(st.cnt, in->counts, 52);
-    for (int k = 0; k < 52; k++) st.left += in->counts[k];
-    for (int k = 0; k < 52; k++) st.idx += in->counts[k] * c->stride[k];
-    tt_lo_run bufs[2][TT_LAYOFF_TABLE];
-    tt_lo_step steps[TT_MAX_HAND];
-    int64_t nsteps = 0;
-    int64_t target = tt_lo_value(c, &st);
-    status = TT_LAYOFF_DONE;
-    while (st.left && !c->failed) {
-        tt_lo_scan sc = {.goal = tt_lo_value(c, &st), .runs_out = bufs[nsteps & 1]};
-        tt_lo_options(c, &st, &sc);
-        if (!sc.found || nsteps >= TT_MAX_HAND) {
-            status = TT_LAYOFF_FAILED;
-            break;
-        }
-        steps[nsteps++] = sc.step;
-        st = sc.next;
-    }
-    if (c->failed) status = TT_LAYOFF_NO_MEMORY;
-    if (status == TT_LAYOFF_DONE) {
-        tt_lo_plan *plan = malloc(sizeof *plan);
-        status = plan == NULL ? TT_LAYOFF_NO_MEMORY
-                              : tt_lo_build(c, plan, target, steps, nsteps, &st, out);
-        free(plan);
-    }
-    tt_lo_free(c);
-    return status;
+    int64_t value;
+    return tt_lo_solve(S, in, TT_MAX_HAND, &value, out);
 }
 
 #endif /* TT_SOLVER_LAYOFF_H */

@@ -24,13 +24,13 @@
 #include "pool.h"
 
 #define TT_LAYOFF_TABLE 64       /* table melds at most (MAX_TABLE_MELDS of the Python solver) */
-#define TT_LAYOFF_MELDS 32       /* own melds at most (a hand of TT_MAX_HAND cards) */
+#define TT_LAYOFF_MELDS 32       /* own melds at most (a hand of TT_MAX_CARDS cards) */
 #define TT_LAYOFF_MEMO (1 << 22) /* states the search memoises at most */
 #define TT_LAYOFF_PENALTY_MAX \
     ((int64_t)1 << 30)                           /* the hand's penalties add up to less (the
                                                     Python search's "infinity") */
 #define TT_LO_KEY_MAX (15 + 5 * TT_LAYOFF_TABLE) /* a state's key: bytes at most */
-#define TT_LO_SUIT_KEYS (1 << 14) /* a suit's positions held (13 bits) and two aces (1 bit) */
+#define TT_LO_RUN_SLOTS 1024 /* the own runs of this many suit patterns are kept at once */
 
 /* A meld's kind, as tt_env.game.melds.MeldShape.kind. */
 typedef enum { TT_MELD_SET = 0, TT_MELD_RUN = 1, TT_MELD_WILD = 2 } tt_meld_kind;
@@ -53,7 +53,7 @@ typedef struct {
 typedef enum {
     TT_LAYOFF_DONE = 0,         /* solved: the result is filled in */
     TT_LAYOFF_OUT_OF_RANGE = 1, /* a hand or table beyond what the kernel takes (more than
-                                   TT_MAX_HAND cards or TT_LAYOFF_TABLE melds, a shape outside
+                                   its limit of cards or TT_LAYOFF_TABLE melds, a shape outside
                                    a real table's, penalties adding up to TT_LAYOFF_PENALTY_MAX) */
     TT_LAYOFF_NO_MEMORY = 2,    /* the memo could not grow, or would pass TT_LAYOFF_MEMO */
     TT_LAYOFF_FAILED = 3,       /* unreachable: the plan did not add up (a bug to report) */
@@ -65,12 +65,12 @@ typedef struct {
     int64_t nmelds;                       /* own melds laid down */
     tt_meld_shape meld[TT_LAYOFF_MELDS];  /* their shapes */
     int64_t nmeld_cards;                  /* their cards, meld after meld */
-    uint8_t meld_cards[TT_MAX_HAND];      /* (a run's in position order) */
+    uint8_t meld_cards[TT_MAX_CARDS];     /* (a run's in position order) */
     int64_t ndead;                        /* the deadwood */
-    uint8_t dead[TT_MAX_HAND];            /* (in the Python solver's order) */
+    uint8_t dead[TT_MAX_CARDS];           /* (in the Python solver's order) */
     int64_t nlaid;                        /* cards laid off, table meld after table meld */
-    uint8_t laid_card[TT_MAX_HAND];       /* each card */
-    uint8_t laid_onto[TT_MAX_HAND];       /* and the index of its table meld */
+    uint8_t laid_card[TT_MAX_CARDS];      /* each card */
+    uint8_t laid_onto[TT_MAX_CARDS];      /* and the index of its table meld */
     tt_meld_shape table[TT_LAYOFF_TABLE]; /* every table meld after the lay-offs */
 } tt_layoff;
 
@@ -151,7 +151,9 @@ typedef struct {
     int64_t slots, entries;
     uint8_t *keys;
     int64_t keys_len, keys_cap;
-    int32_t cand_at[TT_LO_SUIT_KEYS], cand_n[TT_LO_SUIT_KEYS];
+    int32_t run_key[TT_LO_RUN_SLOTS]; /* a suit pattern (positions, two aces) + 1; 0: free */
+    int32_t run_at[TT_LO_RUN_SLOTS], run_n[TT_LO_RUN_SLOTS]; /* its own runs in cands */
+    int64_t run_keys;
     tt_lo_cand *cands;
     int64_t ncands, cands_cap;
     int failed; /* out of memory, or the memo full */
@@ -264,10 +266,21 @@ static inline void tt_lo_store(tt_lo_ctx *c, const uint8_t *key, int64_t n, uint
 /* The own runs headed by the lowest card of a suit holding the positions of `held` (bits 0..12,
    position - 1), two aces or more when `two_aces`: _Tables.build_runs, in its order (by the
    head, then subsets by size and in lexicographic order, then stably by wilds needed and most
-   naturals first). Returns their first index in c->cands (their number in c->cand_n), or -1. */
-static inline int64_t tt_lo_build_runs(tt_lo_ctx *c, int64_t held, int two_aces) {
+   naturals first). Returns their first index in c->cands and their number in *nout, or -1. */
+static inline int64_t tt_lo_build_runs(tt_lo_ctx *c, int64_t held, int two_aces, int64_t *nout) {
     int64_t key = held | (two_aces ? 1 << 13 : 0);
-    if (c->cand_at[key] >= 0) return c->cand_at[key];
+    int64_t slot = (int64_t)((uint32_t)(key * 2654435761u) >> 22);
+    while (c->run_key[slot] && c->run_key[slot] != key + 1)
+        slot = (slot + 1) & (TT_LO_RUN_SLOTS - 1);
+    if (c->run_key[slot]) {
+        *nout = c->run_n[slot];
+        return c->run_at[slot];
+    }
+    if (4 * (c->run_keys + 1) > 3 * TT_LO_RUN_SLOTS) { /* full: forget them (the lists stay) */
+        memset(c->run_key, 0, sizeof c->run_key);
+        c->run_keys = 0;
+        slot = (int64_t)((uint32_t)(key * 2654435761u) >> 22);
+    }
     int64_t first = tt_tz((uint64_t)held);
     int64_t above[13], na = 0;
     for (int64_t i = first + 1; i < 13; i++)
@@ -326,10 +339,13 @@ static inline int64_t tt_lo_build_runs(tt_lo_ctx *c, int64_t held, int two_aces)
     for (int64_t k = 1; k <= 14 * 16; k++) count[k] += count[k - 1];
     tt_lo_cand *out = c->cands + c->ncands;
     for (int64_t i = 0; i < nraw; i++) out[count[raw[i].lo * 16 + (15 - raw[i].n)]++] = raw[i];
-    c->cand_at[key] = (int32_t)c->ncands;
-    c->cand_n[key] = (int32_t)nraw;
+    c->run_key[slot] = (int32_t)key + 1;
+    c->run_at[slot] = (int32_t)c->ncands;
+    c->run_n[slot] = (int32_t)nraw;
+    c->run_keys++;
     c->ncands += nraw;
-    return c->cand_at[key];
+    *nout = nraw;
+    return c->run_at[slot];
 }
 
 /* --------------------------------------------------------------------------- the options */
@@ -515,9 +531,9 @@ static inline void tt_lo_options(tt_lo_ctx *c, const tt_lo_state *st, tt_lo_scan
     int64_t held = 0;
     for (int64_t q = 0; q < 13; q++)
         if (st->cnt[s * 13 + q]) held |= (int64_t)1 << q;
-    int64_t at = tt_lo_build_runs(c, held, st->cnt[s * 13] >= 2);
+    int64_t n;
+    int64_t at = tt_lo_build_runs(c, held, st->cnt[s * 13] >= 2, &n);
     if (at < 0) return;
-    int64_t n = c->cand_n[held | (st->cnt[s * 13] >= 2 ? 1 << 13 : 0)];
     for (int64_t i = 0; i < n; i++) {             /* own runs */
         const tt_lo_cand cand = c->cands[at + i]; /* a copy: the list may move */
         nx = *st;

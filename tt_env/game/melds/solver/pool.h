@@ -45,7 +45,7 @@ static inline int tt_pool_group(const tt_pool *P, int64_t pj, int64_t pm, int64_
     return 0;
 }
 
-/* Fill the pool's tables for J jokers and M wild-rank cards (each at most TT_MAX_HAND). */
+/* Fill the pool's tables for J jokers and M wild-rank cards (each at most TT_MAX_CARDS). */
 static inline void tt_pool_init(tt_pool *P, int64_t J, int64_t M, int64_t cap, int64_t all_wild,
                                 int64_t joker_penalty, int64_t wild_penalty) {
     P->J = J;
