@@ -58,7 +58,7 @@ from tt_env.game.rules import Rules  # noqa: E402
 CONFIGS = {
     "default rules": Rules(),
     "2 decks + 2 jokers/deck": Rules(num_decks=2, jokers_per_deck=2),
-    "one-wild preset (a cap: Python only)": Rules.preset("one-wild"),
+    "one-wild preset (a cap: the capped search)": Rules.preset("one-wild"),
 }
 
 COLD = """

@@ -385,7 +385,7 @@ def test_search_agent_is_seeded_and_plays_legal_moves():
 
 
 def test_search_agent_plays_the_rule_when_the_kernel_does_not_serve_the_rules():
-    rules = Rules.preset("one-wild")  # a cap on wilds per meld: no compiled kernel
+    rules = Rules.preset("one-wild")  # a cap on wilds per meld: no compiled rollouts
     search = make_agent("search(samples=8)", 2, rules, 1)
     counting = make_agent("counting", 2, rules)
     game = play(rules, [search, make_agent("greedy", 2, rules)], seed=3)

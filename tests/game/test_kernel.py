@@ -1,9 +1,10 @@
 """The compiled kernel (solver.h, the extension tt_env.game.melds._csolver) against the Python
 solver and the brute force, and its bindings against bad input.
 
-The kernel serves every rule set with no cap on wilds per meld; these tests compare it with the
-Python solver (itself checked against tests/brute_force.py in test_melds.py, on both paths) on
-many random hands, including several decks, jokers, aces high and hands far larger than a deal,
+The kernel serves every rule set (a cap on wilds per meld by its exact search, redemption's
+lay-offs by the same search with the table); these tests compare it with the Python solver
+(itself checked against tests/brute_force.py in test_melds.py, on both paths) on many random
+hands, including several decks, jokers, aces high and hands far larger than a deal,
 and check the cases where it must hand over to the exact search.
 """
 
@@ -11,15 +12,22 @@ import numpy as np
 import pytest
 from brute_force import brute_force_points
 
-from tt_env.game.cards import make_deck, parse_cards, to_counts
+from tt_env.game.cards import JOKER, Card, make_deck, parse_cards, to_counts
+from tt_env.game.going_out import go_out_discards
 from tt_env.game.melds import (
+    MeldShape,
     _kernel,
     clear_cache,
     discard_penalties,
     draw_penalties,
+    is_meld,
+    lay_off,
     min_penalty,
+    shape_tuple,
     solve,
 )
+from tt_env.game.melds._config import _config
+from tt_env.game.melds._layoff import _compiled_lay_off, _LayOffSearch
 from tt_env.game.rules import Rules
 
 native = _kernel.kernel_module()
@@ -58,8 +66,6 @@ def random_hands(rules, n, sizes, seed):
 
 
 def kernel_of(rules, wild_rank, joker_penalty=None):
-    from tt_env.game.melds._config import _config
-
     return _kernel.kernel_for(_config(rules, wild_rank, joker_penalty))
 
 
@@ -240,9 +246,96 @@ def test_joker_penalty_argument_in_the_kernel():
         assert all(g in (e, -1) for g, e in zip(got, expected))
 
 
-def test_capped_rules_are_not_served_by_the_kernel():
-    assert kernel_of(Rules.preset("one-wild"), 3) is None
-    assert kernel_of(Rules(max_wilds_per_meld=0), 3) is None
+CAPPED_RULES = {
+    "cap-0-two-decks": (Rules(max_wilds_per_meld=0, num_decks=2), None),
+    "one-wild": (Rules.preset("one-wild"), None),
+    "cap-1-jokers-aces-high": (
+        Rules(max_wilds_per_meld=1, jokers_per_deck=2, aces_high=True),
+        None,
+    ),
+    "cap-2-two-decks-joker-free": (
+        Rules(max_wilds_per_meld=2, num_decks=2, jokers_per_deck=1, joker_layoff=True),
+        0,
+    ),
+    "cap-3-all-wild-court": (
+        Rules(
+            max_wilds_per_meld=3,
+            all_wild_melds=True,
+            num_decks=3,
+            jokers_per_deck=2,
+            court_values=True,
+            unused_wild_penalty=0,
+        ),
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", CAPPED_RULES)
+def test_capped_rules_are_served_exactly(name):
+    # A cap on wilds per meld takes the kernel's exact search (solver/capped.h): the same
+    # values as the Python solver, every one certified, on uniform and clustered hands (runs,
+    # sets, several copies, many wilds) up to 25 cards.
+    rules, joker_penalty = CAPPED_RULES[name]
+    for wild_rank in (1, 2, 7, 13):
+        kernel = kernel_of(rules, wild_rank, joker_penalty)
+        assert kernel is not None
+        hands = random_hands(rules, 60, [3, 7, 11, 13, 14, 15, 16, 25], seed=wild_rank)
+        hands += clustered_hands(rules, wild_rank, 60, seed=wild_rank)
+        got = [kernel.value(bytes(h)) for h in hands]
+        assert got == python_values(hands, wild_rank, rules, joker_penalty), name
+
+
+def clustered(rng, deck, wild_rank):
+    """The cards of ``deck`` of a few adjacent ranks (maybe around the king-ace corner) in one or
+    two suits, and every wild card."""
+    low = int(rng.integers(1, 14))
+    ranks = {(low - 1 + i) % 13 + 1 for i in range(int(rng.integers(2, 6)))}
+    suits = set(rng.choice(4, size=int(rng.integers(1, 3))).tolist())
+    return [
+        c
+        for c in deck
+        if c == JOKER or c.rank == wild_rank or (c.rank in ranks and c.suit in suits)
+    ]
+
+
+def clustered_hands(rules, wild_rank, n, seed):
+    """Hands of a few adjacent ranks in one or two suits, and every wild card of the decks."""
+    rng = np.random.default_rng(seed)
+    deck = make_deck(rules.decks, rules.jokers_per_deck)
+    hands = []
+    for _ in range(n):
+        pool = clustered(rng, deck, wild_rank)
+        size = min(len(pool), int(rng.integers(3, 17)))
+        hands.append(to_counts(pool[i] for i in rng.permutation(len(pool))[:size]))
+    return hands
+
+
+@pytest.mark.parametrize("name", CAPPED_RULES)
+def test_capped_discards_draws_and_going_out_equal_the_definitions(name):
+    # discard_penalties, draw_penalties and go_out_discards of a capped configuration (one C
+    # call each) against their definitions by min_penalty (itself checked above).
+    rules, joker_penalty = CAPPED_RULES[name]
+    for wild_rank in (2, 9):
+        hands = clustered_hands(rules, wild_rank, 8, seed=wild_rank)
+        hands += random_hands(rules, 4, [7, 10], seed=wild_rank)
+        for h in hands:
+            dv = discard_penalties(h, wild_rank, rules, joker_penalty)
+            less = {k: list(h[:k]) + [h[k] - 1] + list(h[k + 1 :]) for k in range(53) if h[k]}
+            assert dv == {
+                k: min_penalty(tuple(x), wild_rank, rules, joker_penalty) for k, x in less.items()
+            }
+            if joker_penalty is None:
+                assert go_out_discards(h, wild_rank, rules) == tuple(
+                    sorted(k for k, v in dv.items() if v == 0)
+                )
+            got = draw_penalties(h, wild_rank, rules, joker_penalty=joker_penalty)
+            for x in range(53):
+                more = list(h)
+                more[x] += 1
+                assert got[x] == min(
+                    discard_penalties(tuple(more), wild_rank, rules, joker_penalty).values()
+                ), (name, wild_rank, h, x)
 
 
 def test_status_line_names_the_kernel():
@@ -313,3 +406,78 @@ def test_min_penalty_refuses_every_hand_above_the_limit_also_when_the_kernel_cou
             with pytest.raises(ValueError, match="at most 30 cards"):
                 min_penalty(bytes(hand), 7, rules)
     assert min_penalty(random_hands(rules, 1, [MAX_HAND_CARDS], seed=5)[0], 7, rules) >= 0
+
+
+# ---------------------------------------------------------------------------- lay-offs
+# Every option that changes melds, penalties or lay-offs, several at once.
+LAY_OFF_RULES = {
+    "standard": (Rules(), None),
+    "aces-high-court": (Rules(aces_high=True, court_values=True), None),
+    "two-decks-jokers": (Rules(num_decks=2, jokers_per_deck=2), None),
+    "joker-free": (Rules(num_decks=2, jokers_per_deck=2, joker_layoff=True), 0),
+    "all-wild": (Rules(num_decks=3, jokers_per_deck=2, all_wild_melds=True), None),
+    "unused-wild-0": (Rules(unused_wild_penalty=0, jokers_per_deck=1), None),
+    "one-wild": (Rules.preset("one-wild"), None),
+    "cap-0": (Rules(max_wilds_per_meld=0, num_decks=2), None),
+    "cap-2-aces-high": (Rules(max_wilds_per_meld=2, aces_high=True, jokers_per_deck=2), None),
+    "cap-3-all-wild": (
+        Rules(max_wilds_per_meld=3, all_wild_melds=True, num_decks=2, jokers_per_deck=2),
+        0,
+    ),
+}
+
+
+def lay_off_case(rng, rules, wild_rank):
+    """A hand and a table: a clustered or uniform deal, the hand its first cards, the table the
+    melds of the rest (solved in groups, as players lay them down), now and then a meld of
+    jokers only."""
+    deck = make_deck(rules.decks, rules.jokers_per_deck)
+    if rng.random() < 0.5:
+        deck = clustered(rng, deck, wild_rank)
+    order = rng.permutation(len(deck))
+    cards = [deck[i] for i in order[: int(rng.integers(2, 45))]]
+    split = int(rng.integers(1, min(len(cards), 16) + 1))
+    table, rest = [], cards[split:]
+    while rest:
+        size = int(rng.integers(3, 12))
+        table += solve(rest[:size], wild_rank, rules).shapes
+        rest = rest[size:]
+    if rules.all_wild_melds and rng.random() < 0.5:
+        table.insert(
+            int(rng.integers(len(table) + 1)), is_meld([Card(JOKER)] * 3, wild_rank, rules)
+        )
+    return cards[:split], [table[i] for i in rng.permutation(len(table))][:12]
+
+
+@pytest.mark.parametrize("name", LAY_OFF_RULES)
+def test_compiled_lay_off_is_the_python_search_play_for_play(name):
+    # The compiled lay-off (solver/layoff.h) against the Python search it ports: the same play
+    # (points, melds, deadwood, cards laid off, the table after), on every option, with a cap
+    # or none. (The Python search is checked against the brute force in test_melds.py.)
+    rules, joker_penalty = LAY_OFF_RULES[name]
+    rng = np.random.default_rng(len(name))
+    laid = 0
+    for i in range(120):
+        wild_rank = int(rng.integers(1, 14))
+        hand, table = lay_off_case(rng, rules, wild_rank)
+        cfg = _config(rules, wild_rank, joker_penalty)
+        counts = to_counts(hand)
+        kernel = _kernel.Kernel(native, cfg)  # any configuration, capped ones too
+        found = kernel.lay_off(bytes(counts), [shape_tuple(s) for s in table])
+        expected = _LayOffSearch(cfg, bytes(counts), list(table)).run()
+        assert _compiled_lay_off(found, len(table)) == expected, (name, i, hand, table)
+        laid += bool(expected.layoffs)
+    assert laid > 10  # the cases do lay cards off
+
+
+def test_lay_off_answers_from_the_kernel_where_it_serves(monkeypatch):
+    # lay_off() asks the kernel first; the Python search answers only where the kernel does not
+    # serve the configuration or does not take the table.
+    table = [is_meld(parse_cards("7C 7D 7H"), 5, Rules())]
+    calls = []
+    monkeypatch.setattr(_LayOffSearch, "run", lambda self: calls.append(1))
+    assert lay_off(parse_cards("7S 2C"), table, 5).arrangement.points == 2
+    assert not calls
+    odd = MeldShape(kind="run", rank=0, suit=1, low=0, high=2, wilds=0, size=3)  # no real run
+    lay_off(parse_cards("7S 2C"), [odd], 5)
+    assert calls == [1]

@@ -78,6 +78,53 @@ def test_any_bytes_as_a_hand_get_an_answer_in_range():
     assert (out >= -3).all()
 
 
+def real_shape(shape) -> bool:
+    """Whether a 7-tuple is within the shapes of a real table (the lay-off's domain)."""
+    kind, rank, suit, low, high, wilds, size = shape
+    if not (0 <= wilds <= 1000 and 0 <= size <= 1000):
+        return False
+    if kind == 0:
+        return 1 <= rank <= 13
+    return kind == 2 or (kind == 1 and 0 <= suit <= 3 and 1 <= low <= high <= 14)
+
+
+@built
+def test_any_hand_and_table_get_a_lay_off_or_none():
+    # lay_off takes any 53 counts and any table of 7-tuples of ints: it answers, or says None
+    # (the hand or the table is beyond what it takes), or raises a clean error.
+    rng = np.random.default_rng(2)
+    kernel = kernel_of(Rules(num_decks=2, jokers_per_deck=2, all_wild_melds=True), 4).c
+    answered = 0
+    for i in range(1500):
+        counts = bytes(np.where(rng.random(53) < 0.15, rng.integers(0, 4, 53), 0).astype(np.uint8))
+        if i % 10 == 0:
+            counts = bytes(rng.integers(0, 256, 53, dtype=np.uint8))
+        spread = int(rng.choice([3, 16, 40000]))
+        table = [
+            tuple(int(v) for v in rng.integers(-spread // 4, spread, 7))
+            for _ in range(int(rng.choice([0, 1, 3, 8, 70])))
+        ]
+        found = kernel.lay_off(counts, table)
+        if found is None:
+            assert sum(counts) > 30 or len(table) > 64 or not all(map(real_shape, table))
+            continue
+        answered += 1
+        points, melds, deadwood, laid, after = found
+        assert points >= 0 and len(after) == len(table)
+        cards = sorted(b"".join([m for m, _ in melds] + [deadwood] + [c for _, c in laid]))
+        assert cards == sorted(k for k in range(53) for _ in range(counts[k]))
+    assert answered > 200
+    for bad, error, words in [
+        ((b"\0" * 53,), TypeError, "takes 2 arguments"),
+        ((b"\0" * 53, 5), TypeError, "sequence of meld shapes"),
+        ((b"\0" * 53, [(1, 2)]), TypeError, "tuple of 7 ints"),
+        ((b"\0" * 53, [(0, 1, -1, 0, 0, 0, "3")]), TypeError, "integer"),
+        ((b"\0" * 52, []), ValueError, "counts must hold 53"),
+    ]:
+        with pytest.raises(error, match=words):
+            kernel.lay_off(*bad)
+
+
 @built
 def test_bad_arguments_raise_clean_errors_and_leave_the_kernel_exact():
     rules = Rules(num_decks=2)
@@ -153,12 +200,13 @@ def test_tables_and_kernels_refuse_inconsistent_configurations():
     with pytest.raises(ValueError, match="row"):
         tables.row(1 << 13, 0)
 
-    def par(w=6, top=13, all_wild=0, wild=20, joker=50):
+    def par(w=6, top=13, all_wild=0, wild=20, joker=50, cap=native.NO_CAP):
         p = np.zeros(native.PAR_SIZE, np.int64)
         for k in range(52):
             p[k] = natural[k % 13]
         p[[w, 13 + w, 26 + w, 39 + w]] = wild
         p[52], p[native.P_TOP], p[native.P_ALL_WILD] = joker, top, all_wild
+        p[native.P_CAP] = cap
         return p
 
     def arrays():
@@ -180,7 +228,9 @@ def test_tables_and_kernels_refuse_inconsistent_configurations():
         ((tables, par(joker=-1), 6, *arrays()), ValueError, "joker penalties"),
         ((tables, par(joker=10**12), 6, *arrays()), ValueError, "joker penalties"),
         ((tables, p, 6, *arrays()), ValueError, "natural penalties"),
-        ((tables, par()[:54], 6, *arrays()), ValueError, "par must hold 55"),
+        ((tables, par(cap=-1), 6, *arrays()), ValueError, "cap on wilds per meld"),
+        ((tables, par(cap=native.NO_CAP + 1), 6, *arrays()), ValueError, "cap on wilds per meld"),
+        ((tables, par()[:55], 6, *arrays()), ValueError, "par must hold 56"),
         ((tables, par().astype(np.float64), 6, *arrays()), TypeError, "par must hold int64"),
         ((natural, par(), 6, *arrays()), TypeError, "Tables"),
         ((tables, par(), 6, np.zeros(100, np.int64), *arrays()[1:]), ValueError, "ws must hold"),

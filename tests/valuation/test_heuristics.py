@@ -25,6 +25,8 @@ _crule = pytest.importorskip("tt_env.valuation._crule", reason="the compiled ker
         (Rules(false_out_penalty=20), ExpectedPenalty(lookahead=0.0)),
         # a weight whose products round: a fused multiply-add in the compiled rule would show
         (Rules(), ExpectedPenalty(lookahead=0.3, feed_cost=1.7, wild_feed_cost=5.3)),
+        # a cap on wilds per meld (the kernel's capped search, solver/capped.h)
+        (Rules.preset("one-wild", jokers_per_deck=1), ExpectedPenalty()),
     ],
     ids=[
         "2p",
@@ -33,6 +35,7 @@ _crule = pytest.importorskip("tt_env.valuation._crule", reason="the compiled ker
         "ddu-court-params",
         "false-outs-no-lookahead",
         "inexact-weights",
+        "one-wild-jokers",
     ],
 )
 def test_compiled_rule_decides_as_the_python_rule(rules, rule):
@@ -54,13 +57,6 @@ def test_compiled_rule_decides_as_the_python_rule(rules, rule):
             assert got == expected
             checked += 1
     assert checked > 250
-
-
-def test_capped_rules_are_not_compiled():
-    compiled = CompiledExpectedPenalty(ExpectedPenalty(), Rules.preset("one-wild"))
-    assert not compiled.ok
-    obs, mask = positions(Rules.preset("one-wild"), 1, seed=1)[0]
-    assert compiled.act(obs, mask) is None
 
 
 # ------------------------------------------------------------------ the compiled rule's inputs

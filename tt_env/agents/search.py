@@ -21,8 +21,9 @@ going out or on the final turn), it
    mean) is lower by more than ``confidence`` standard errors of the paired difference.
 
 The rollouts run in compiled code (:mod:`tt_env.agents._csearch`, built at install from
-``search.h``) on the solver's kernel, so the agent needs rules the kernel serves (no cap on wilds
-per meld) and the kernels built; otherwise it plays the expected-penalty rule. In the rollouts
+``search.h``) on the solver's kernel, so the agent needs the kernels built and no cap on wilds
+per meld (the rollouts are checked against the game without one); otherwise it plays the
+expected-penalty rule. In the rollouts
 there are no redemption lay-offs (the final turns after a go-out lay nothing down); a go-out
 lays its cards down in sight of every seat, and the joker lay-off is followed.
 
@@ -225,6 +226,8 @@ class SearchAgent(BaseAgent):
     def _kernel(self, wild_rank: int):
         from tt_env.game.melds import kernel_of, solver_config
 
+        if self.rules.max_wilds_per_meld is not None:
+            return None  # the rollouts (search.h) are not checked against Game under a cap
         return kernel_of(solver_config(self.rules, wild_rank, None))
 
     def _new_searcher(self):

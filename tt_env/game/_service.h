@@ -1,12 +1,13 @@
 /* The Python side of the C engine's bindings (tt_env.game._ccore, tt_env.vector._cbatch).
 
    The solver service that the engine asks (game/core/game.h, tt_solver_service): the compiled
-   solver (solver.h) where it serves the configuration and certifies the hand, the Python solver
-   (a tt_env.game.native.SolverService, exact for every input) for the rest, so that every
-   answer is the one tt_env.game.melds gives. The Python calls take the GIL themselves (a batch
-   steps its tables on threads without it) and keep the first error they meet in the service's
-   context, for the caller to raise once it holds the GIL again. And the readers of what Python
-   passes: the rules (tt_env.game.native.rules_tuple), the kernels, the observation layout. */
+   solver (solver.h; the redemption's lay-offs too, tt_lay_off) where it serves the
+   configuration and certifies the hand, the Python solver (a tt_env.game.native.SolverService,
+   exact for every input) for the rest, so that every answer is the one tt_env.game.melds
+   gives. The Python calls take the GIL themselves (a batch steps its tables on threads without
+   it) and keep the first error they meet in the service's context, for the caller to raise
+   once it holds the GIL again. And the readers of what Python passes: the rules
+   (tt_env.game.native.rules_tuple), the kernels, the observation layout. */
 
 #ifndef TT_GAME_SERVICE_H
 #define TT_GAME_SERVICE_H
@@ -256,9 +257,42 @@ done:
     return status;
 }
 
+/* The engine's shape of a solver's meld shape (the same fields; a real meld's fit). */
+static inline tt_shape engine_shape(const tt_meld_shape *s) {
+    return (tt_shape){(int8_t)s->kind, (int8_t)s->rank, (int8_t)s->suit, (int8_t)s->low,
+                      (int8_t)s->high, s->wilds,        s->size};
+}
+
+/* The compiled lay-off (solver/layoff.h) into out: 1 when it answered, 0 when it does not take
+   the hand or the table (the Python solver then does). */
+static int c_redeem(const tt_solver *S, const uint8_t *counts, const tt_table *table,
+                    tt_redemption *out) {
+    if (table->count > TT_LAYOFF_TABLE) return 0;
+    tt_meld_shape shapes[TT_LAYOFF_TABLE];
+    for (int m = 0; m < table->count; m++) {
+        const tt_shape *s = &table->shape[m];
+        shapes[m] = (tt_meld_shape){s->kind, s->rank, s->suit, s->low, s->high, s->wilds, s->size};
+    }
+    tt_layoff r;
+    const tt_layoff_input input = {counts, table->count, shapes};
+    if (tt_lay_off(S, &input, &r) != TT_LAYOFF_DONE) return 0;
+    out->nlaid_off = (int)r.nlaid;
+    memcpy(out->laid_off_card, r.laid_card, (size_t)r.nlaid);
+    memcpy(out->laid_off_onto, r.laid_onto, (size_t)r.nlaid);
+    for (int m = 0; m < table->count; m++) out->table_shape[m] = engine_shape(&r.table[m]);
+    out->own.count = (int)r.nmelds;
+    for (int m = 0; m < r.nmelds; m++) out->own.shape[m] = engine_shape(&r.meld[m]);
+    out->own.ncards = (int)r.nmeld_cards;
+    memcpy(out->own.card, r.meld_cards, (size_t)r.nmeld_cards);
+    out->points = r.points;
+    return 1;
+}
+
 static int svc_redeem(void *ctx, int round, const uint8_t *counts, const tt_table *table,
                       int joker_free, tt_redemption *out) {
     service_ctx *c = ctx;
+    const tt_solver *S = c->kernel[round][joker_free ? 1 : 0];
+    if (S != NULL && c_redeem(S, counts, table, out)) return 0;
     PyGILState_STATE gil = PyGILState_Ensure();
     int status = py_redeem(c->solver, round, counts, table, joker_free, out);
     if (status < 0) keep_error(c);

@@ -14,18 +14,16 @@ import importlib
 from tt_env.game.cards import ALL_CARDS, NUM_KINDS
 from tt_env.game.going_out import go_out_discards
 from tt_env.game.melds import (
-    MeldShape,
     kernel_of,
     lay_off,
     min_penalty,
     private_kernels,
+    shape_of,
+    shape_tuple,
     solve,
     solver_config,
 )
 from tt_env.game.rules import Rules
-
-_KINDS_OF_MELD = {"set": 0, "run": 1, "wild": 2}
-_MELD_KINDS = ("set", "run", "wild")
 
 
 def core_module():
@@ -52,27 +50,6 @@ def rules_tuple(rules: Rules) -> tuple:
         int(rules.redemption),
         int(rules.joker_layoff),
         -1 if rules.false_out_penalty is None else rules.false_out_penalty,
-    )
-
-
-def shape_tuple(shape: MeldShape) -> tuple[int, ...]:
-    """A meld shape as the C engine holds it: (kind, rank, suit, low, high, wilds, size)."""
-    return (
-        _KINDS_OF_MELD[shape.kind],
-        shape.rank,
-        shape.suit,
-        shape.low,
-        shape.high,
-        shape.wilds,
-        shape.size,
-    )
-
-
-def shape_of(values: tuple[int, ...]) -> MeldShape:
-    """The :class:`MeldShape` of a C engine's shape tuple."""
-    kind, rank, suit, low, high, wilds, size = values
-    return MeldShape(
-        kind=_MELD_KINDS[kind], rank=rank, suit=suit, low=low, high=high, wilds=wilds, size=size
     )
 
 

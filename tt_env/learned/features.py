@@ -234,7 +234,7 @@ class CardFeatures:
     def _build_compiled(self):
         """The compiled transform (``tt_env.learned._cfeatures.Features``) of these rules and
         options, or None: the compiled kernels were not built, or the solver's kernel does not
-        serve the rules (a cap on wilds per meld)."""
+        serve the rules (a joker penalty beyond its range)."""
         if _cfeatures is None:
             return None
         kernels = [kernel_of(solver_config(self.rules, w, None)) for w in range(1, NUM_RANKS + 1)]

@@ -116,9 +116,8 @@ class ExpectedPenalty:
 class CompiledExpectedPenalty:
     """:class:`ExpectedPenalty` for one seat count and rules, through its compiled twin
     (``tt_env.valuation._crule``, built at install from ``rule.h``): one call per decision, the
-    same decisions. ``act`` returns None when the compiled code does not serve the rules (a cap
-    on wilds per meld, or the kernels are not built) or a hand it cannot certify: then ask the
-    Python rule."""
+    same decisions. ``act`` returns None when the compiled code does not serve the rules (the
+    kernels are not built) or a hand it cannot certify: then ask the Python rule."""
 
     def __init__(self, rule: ExpectedPenalty, rules) -> None:
         from tt_env.encoding.observation import observation_layout

@@ -27,8 +27,9 @@ value                      meaning
                            discard (the look-ahead of a discard)
 =========================  ==================================================================
 
-All exact. With no cap on wilds per meld the compiled kernel answers in one call per hand
-(see ``tt_env.game.melds.jit.after_draw_values``); with a cap the Python solver does, more slowly.
+All exact. The compiled kernel answers in one call per hand (see
+``tt_env.game.melds.after_draw``), with a cap on wilds per meld too; without the kernels the
+Python solver does, more slowly.
 """
 
 from __future__ import annotations

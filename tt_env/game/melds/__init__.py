@@ -37,21 +37,25 @@ With no cap a wild-rank card in its natural place in a run is worth exactly what
 card is worth as a wild there, so all wild-rank cards join the pool; with a cap the natural
 place saves a wild, so they are also searched as natural run cards.
 
-*The fast path* (:func:`_fast`: most calls of the Python solver; where the compiled kernel
-(``solver.h``, built into :mod:`tt_env.game.melds._csolver` at install) serves the rules, it
-answers first and this path is its fallback). Sets are chosen first, rank by rank: only ranks
-with 2 or more cards (one card and two wilds is also a run), one set per rank with no cap
-(merging two sets never needs more wilds), every split into several sets with a cap (each set
-takes ``cap`` more wilds). For each choice the four suits are looked up in tables of their best
-runs, keyed by the suit's 13 count fields and built lazily once per rule set: with no cap the
-fewest points of the suit for each number of wilds, combined over the suits by a min-plus sum
-within the wild budget; with a cap the Pareto-best (points, wilds needed, natural wild-rank
-cards, wilds taken), tried in every combination and finished by the pool. Choices are tried
-cheapest lower bound first (the suits' points as they are, less the points of the set cards)
-and cut when the bound cannot win. It is exact under conditions it checks, else the search
-below decides: with no cap it assumes that once any meld exists every spare wild finds a place,
-which holds unless one suit holds more than ``top - W`` natural positions or the hand more than
-26 cards; it takes at most 12 wilds (16 with a cap shorter than the longest run).
+*The compiled kernel* (``solver.h``, built into :mod:`tt_env.game.melds._csolver` at install)
+answers first for every rule option: with no cap on wilds per meld by per-suit tables and a
+search over the set choices, with a cap (and for :func:`lay_off`) by the search below, ported
+to C option for option. The Python solver answers where the kernel is not built or does not
+certify a hand, and is the oracle the kernel is tested against.
+
+*The fast path* (:func:`_fast`: most calls of the Python solver). Sets are chosen first, rank by
+rank: only ranks with 2 or more cards (one card and two wilds is also a run), one set per rank
+with no cap (merging two sets never needs more wilds), every split into several sets with a cap
+(each set takes ``cap`` more wilds). For each choice the four suits are looked up in tables of
+their best runs, keyed by the suit's 13 count fields and built lazily once per rule set: with no
+cap the fewest points of the suit for each number of wilds, combined over the suits by a
+min-plus sum within the wild budget; with a cap the Pareto-best (points, wilds needed, natural
+wild-rank cards, wilds taken), tried in every combination and finished by the pool. Choices are
+tried cheapest lower bound first (the suits' points as they are, less the points of the set
+cards) and cut when the bound cannot win. It is exact under conditions it checks, else the
+search below decides: with no cap it assumes that once any meld exists every spare wild finds a
+place, which holds unless one suit holds more than ``top - W`` natural positions or the hand
+more than 26 cards; it takes at most 12 wilds (16 with a cap shorter than the longest run).
 
 *The search* (:func:`_search`, exact for every input). A memoised depth-first search over the
 lowest uncovered card: deadwood (or, for a wild-rank card, the pool); a set of its rank (every
@@ -72,7 +76,7 @@ from tt_env.game.melds._kernel import kernel_module, private_kernels
 from tt_env.game.melds._kernel import status as kernel_status
 from tt_env.game.melds._layoff import lay_off
 from tt_env.game.melds._meld import is_meld
-from tt_env.game.melds._types import Arrangement, LayOff, MeldShape
+from tt_env.game.melds._types import Arrangement, LayOff, MeldShape, shape_of, shape_tuple
 from tt_env.game.melds.api import (
     after_draw,
     cached_min_penalty,
@@ -109,5 +113,7 @@ __all__ = [
     "kernel_of",
     "kernel_status",
     "private_kernels",
+    "shape_of",
+    "shape_tuple",
     "solver_config",
 ]

@@ -202,6 +202,8 @@ static PyObject *Kernel_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
         bad = "par's top is not the tables' top";
     else if (p[TT_P_ALL_WILD] != 0 && p[TT_P_ALL_WILD] != 1)
         bad = "par's all_wild_melds flag must be 0 or 1";
+    else if (p[TT_P_CAP] < 0 || p[TT_P_CAP] > TT_NO_CAP)
+        bad = "par's cap on wilds per meld must be 0..NO_CAP";
     else if (p[w] < 0 || p[w] > WILD_MAX || p[52] < 0 || p[52] > WILD_MAX)
         bad = "par's wild card and joker penalties must be 0..10**9";
     for (int k = 0; k < 52 && bad == NULL; k++)
@@ -346,6 +348,110 @@ static PyObject *Kernel_go_out(tt_KernelObject *self, PyObject *const *args, Py_
     return PyLong_FromLongLong(tt_go_out(&self->s, self->counts, self->out53.buf));
 }
 
+/* A meld shape as Python's 7-tuple (kind, rank, suit, low, high, wilds, size). */
+static PyObject *shape_tuple(const tt_meld_shape *m) {
+    return Py_BuildValue("(iiiiiii)", m->kind, m->rank, m->suit, m->low, m->high, m->wilds,
+                         m->size);
+}
+
+/* The table of lay_off(): a sequence of 7-tuples of ints into table; 1 when every value fits
+   a shape's fields, 0 when some does not (the kernel does not take it), -1 with an exception. */
+static int read_table(PyObject *obj, tt_meld_shape *table, Py_ssize_t *n) {
+    PyObject *seq = PySequence_Fast(obj, "table must be a sequence of meld shapes");
+    if (seq == NULL) return -1;
+    int fits = 1;
+    *n = PySequence_Fast_GET_SIZE(seq);
+    if (*n > TT_LAYOFF_TABLE) fits = 0;
+    for (Py_ssize_t i = 0; i < *n && fits; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+        if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 7) {
+            PyErr_SetString(PyExc_TypeError,
+                            "a table meld is a tuple of 7 ints (kind, rank, suit, low, high, "
+                            "wilds, size)");
+            Py_DECREF(seq);
+            return -1;
+        }
+        int16_t v[7];
+        for (int f = 0; f < 7; f++) {
+            long long x = PyLong_AsLongLong(PyTuple_GET_ITEM(item, f));
+            if (x == -1 && PyErr_Occurred()) {
+                Py_DECREF(seq);
+                return -1;
+            }
+            if (x < INT16_MIN || x > INT16_MAX) fits = 0;
+            v[f] = (int16_t)x;
+        }
+        table[i] = (tt_meld_shape){v[0], v[1], v[2], v[3], v[4], v[5], v[6]};
+    }
+    Py_DECREF(seq);
+    return fits;
+}
+
+/* The result of tt_lay_off as Python objects: (points, own melds as (cards, shape) pairs, the
+   deadwood as bytes, the cards laid off as (table index, cards) pairs, the table's shapes). */
+static PyObject *layoff_result(const tt_layoff *r, Py_ssize_t ntable) {
+    PyObject *melds = PyList_New(0), *laid = PyList_New(0), *table = PyList_New(ntable);
+    PyObject *result = NULL;
+    if (melds == NULL || laid == NULL || table == NULL) goto done;
+    for (int64_t m = 0, at = 0; m < r->nmelds; m++) {
+        PyObject *pair = Py_BuildValue("(y#N)", (const char *)r->meld_cards + at,
+                                       (Py_ssize_t)r->meld[m].size, shape_tuple(&r->meld[m]));
+        at += r->meld[m].size;
+        if (pair == NULL || PyList_Append(melds, pair) < 0) {
+            Py_XDECREF(pair);
+            goto done;
+        }
+        Py_DECREF(pair);
+    }
+    for (int64_t i = 0; i < r->nlaid;) {
+        int64_t j = i;
+        while (j < r->nlaid && r->laid_onto[j] == r->laid_onto[i]) j++;
+        PyObject *pair = Py_BuildValue("(iy#)", (int)r->laid_onto[i],
+                                       (const char *)r->laid_card + i, (Py_ssize_t)(j - i));
+        if (pair == NULL || PyList_Append(laid, pair) < 0) {
+            Py_XDECREF(pair);
+            goto done;
+        }
+        Py_DECREF(pair);
+        i = j;
+    }
+    for (Py_ssize_t i = 0; i < ntable; i++) {
+        PyObject *shape = shape_tuple(&r->table[i]);
+        if (shape == NULL) goto done;
+        PyList_SET_ITEM(table, i, shape);
+    }
+    result = Py_BuildValue("(LOy#OO)", (long long)r->points, melds, (const char *)r->dead,
+                           (Py_ssize_t)r->ndead, laid, table);
+done:
+    Py_XDECREF(melds);
+    Py_XDECREF(laid);
+    Py_XDECREF(table);
+    return result;
+}
+
+/* lay_off(counts, table): tt_lay_off of the hand (53 counts) and the table (a sequence of meld
+   shapes, 7-tuples: kind 0 set, 1 run, 2 wild cards only, rank, suit, low, high, wilds, size):
+   see layoff_result(); None where the kernel does not take them (the Python solver does). */
+static PyObject *Kernel_lay_off(tt_KernelObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (check_nargs(nargs, 2, "lay_off") < 0) return NULL;
+    if (get_counts(args[0], self->counts, "counts") < 0) return NULL;
+    tt_meld_shape table[TT_LAYOFF_TABLE];
+    Py_ssize_t n;
+    int fits = read_table(args[1], table, &n);
+    if (fits < 0) return NULL;
+    if (!fits) Py_RETURN_NONE;
+    tt_layoff result;
+    const tt_layoff_input input = {self->counts, (int64_t)n, table};
+    tt_layoff_status status = tt_lay_off(&self->s, &input, &result);
+    if (status == TT_LAYOFF_FAILED) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "the compiled lay-off's plan does not add up (a bug: please report it)");
+        return NULL;
+    }
+    if (status != TT_LAYOFF_DONE) Py_RETURN_NONE;
+    return layoff_result(&result, n);
+}
+
 static PyObject *Kernel_get_w(tt_KernelObject *self, void *Py_UNUSED(closure)) {
     return PyLong_FromLongLong(self->s.w);
 }
@@ -378,6 +484,9 @@ static PyMethodDef Kernel_methods[] = {
      "meld keys in cards and keys"},
     {"go_out", (PyCFunction)(void (*)(void))Kernel_go_out, METH_FASTCALL,
      "go_out(counts): the discards that go out as bits (-1: not certified)"},
+    {"lay_off", (PyCFunction)(void (*)(void))Kernel_lay_off, METH_FASTCALL,
+     "lay_off(counts, table): redemption, (points, melds, deadwood, laid off, table after); "
+     "None where the kernel does not take the hand or table"},
     {"__reduce__", Kernel_reduce, METH_NOARGS, NULL},
     {NULL}};
 
@@ -471,6 +580,9 @@ PyMODINIT_FUNC PyInit__csolver(void) {
         {"PAR_SIZE", TT_PAR_SIZE},
         {"P_TOP", TT_P_TOP},
         {"P_ALL_WILD", TT_P_ALL_WILD},
+        {"P_CAP", TT_P_CAP},
+        {"NO_CAP", TT_NO_CAP},
+        {"LAYOFF_TABLE", TT_LAYOFF_TABLE},
         {"WS_SIZE", (long)TT_WS_SIZE},
         {"POINTS", TT_POINTS},
         {"POINTS_AND_COSTLIEST", TT_POINTS_AND_COSTLIEST},

@@ -1,7 +1,8 @@
 """The compiled kernel's Python side: which configurations it serves, its tables, its calls.
 
 The kernel (``solver.h``, compiled into the extension module :mod:`._csolver` when the package
-is installed) solves hands with no cap on wilds per meld; this module builds what it reads (the
+is installed) solves hands under every rule option (a cap on wilds per meld by its exact search,
+``solver/capped.h``) and plays redemption's lay-offs; this module builds what it reads (the
 suit tables and memo of each penalty table, shared; one :class:`Kernel` per configuration with
 the numpy arrays its results are read from) and calls it. Without the extension (the install
 found no C compiler) or with the environment variable ``TT_ENV_NO_KERNEL=1``, everything runs
@@ -18,6 +19,7 @@ import numpy as np
 
 from tt_env.game.cards import NUM_RANKS
 from tt_env.game.melds._cache import BoundedCache
+from tt_env.game.melds._types import MELD_KINDS
 
 _ENV_FLAG = "TT_ENV_NO_KERNEL"  # set to anything but "" or "0": the kernel stays off
 _NOTICE_FLAG = "TT_ENV_KERNEL_NOTICE_SHOWN"  # set once told: worker processes inherit it
@@ -78,14 +80,11 @@ def status() -> str:
     return f"compiled kernel on (C extension, {native.COMPILER})"
 
 
-KINDS_OF_MELD = ("set", "run", "wild")  # a meld key's kind
-
-
 def meld_of_key(key: int) -> tuple[str, int, int, int, int, int, int]:
     """(kind, rank, suit, low, high, wilds, size) of a meld key written by the kernel's arrange
     (``tt_meld_key`` in solver/arrange.h)."""
     return (
-        KINDS_OF_MELD[key & 3],
+        MELD_KINDS[key & 3],
         key >> 2 & 15,
         (key >> 6 & 7) - 1,
         key >> 9 & 15,
@@ -149,6 +148,7 @@ class Kernel:
         par[: len(cfg.penalties)] = cfg.penalties
         par[native.P_TOP] = cfg.top_position
         par[native.P_ALL_WILD] = int(cfg.all_wild_melds)
+        par[native.P_CAP] = min(cfg.wild_limit, native.NO_CAP)
         self.par = par
         if tables is None:
             key = _tables_key(cfg)
@@ -216,6 +216,14 @@ class Kernel:
         self.c.values(hands, out)
         return out
 
+    def lay_off(self, counts: bytes, table: list) -> tuple | None:
+        """Redemption (``tt_lay_off`` in solver/layoff.h) of the hand and the table's shapes
+        (:func:`~tt_env.game.melds.shape_tuple`): (points, own melds as (cards, shape) pairs,
+        the deadwood, the cards laid off as (table index, cards) pairs, the table's shapes
+        after), cards as bytes of kinds and shapes as tuples; None where the kernel does not
+        take the hand or the table (the Python solver answers)."""
+        return self.c.lay_off(counts, table)
+
     def after_draw(self, counts: bytes, weights: np.ndarray) -> int:
         """The values after each draw of weight > 0 (its best discard made) are left in
         ``out53``, the discard values of ``counts`` in ``dv53`` (buffers reused by the next
@@ -249,10 +257,9 @@ def private_kernels(cfgs) -> list[Kernel | None]:
 
 
 def kernel_for(cfg) -> Kernel | None:
-    """The kernel of a configuration, or None when it does not serve it (a cap on wilds per
-    meld, a joker penalty beyond 10**9, or no compiled kernel)."""
-    if cfg.max_wilds is not None:
-        return None
+    """The kernel of a configuration, or None when it does not serve it (a joker penalty beyond
+    10**9, or no compiled kernel). Every rule option is served: a cap on wilds per meld takes
+    the kernel's exact search (solver/capped.h)."""
     native = kernel_module()
     if native is None:
         return None

@@ -9,6 +9,7 @@ from tt_env.game.cards import ALL_CARDS, JOKER, NUM_RANKS, Card
 from tt_env.game.melds._assemble import _lay_run
 from tt_env.game.melds._config import _Config, _config
 from tt_env.game.melds._inputs import _counts_of
+from tt_env.game.melds._kernel import kernel_for
 from tt_env.game.melds._masks import (
     _INF,
     _NATURAL_KINDS,
@@ -22,7 +23,7 @@ from tt_env.game.melds._masks import (
 )
 from tt_env.game.melds._meld import is_meld
 from tt_env.game.melds._tables import _TABLES, _Tables
-from tt_env.game.melds._types import Arrangement, LayOff, MeldShape, _shape
+from tt_env.game.melds._types import Arrangement, LayOff, MeldShape, _shape, shape_of, shape_tuple
 from tt_env.game.rules import Rules
 
 MAX_TABLE_MELDS = 64  # 8 players laying down every card of 16 in melds of 3: 40 at most
@@ -52,7 +53,29 @@ def lay_off(
     for shape in table:
         if not isinstance(shape, MeldShape) or shape.kind not in ("set", "run", "wild"):
             raise ValueError(f"table melds must be MeldShape instances, got {shape!r}")
+    kernel = cfg.kernel
+    if kernel is False:
+        kernel = cfg.kernel = kernel_for(cfg)
+    if kernel is not None:
+        found = kernel.lay_off(counts, [shape_tuple(s) for s in table])
+        if found is not None:
+            return _compiled_lay_off(found, len(table))
     return _LayOffSearch(cfg, counts, table).run()
+
+
+def _compiled_lay_off(found: tuple, ntable: int) -> LayOff:
+    """The compiled kernel's lay-off (see :meth:`Kernel.lay_off`) as a :class:`LayOff`."""
+    points, melds, deadwood, laid, table = found
+    return LayOff(
+        arrangement=Arrangement(
+            melds=[[ALL_CARDS[c] for c in cards] for cards, _ in melds],
+            shapes=[shape_of(shape) for _, shape in melds],
+            deadwood=[ALL_CARDS[c] for c in deadwood],
+            points=points,
+        ),
+        layoffs=[(i, [ALL_CARDS[c] for c in cards]) for i, cards in laid],
+        table=[shape_of(shape) for shape in table],
+    )
 
 
 class _LayOffSearch:

@@ -41,6 +41,30 @@ def _shape(kind: str, rank: int, suit: int, low: int, high: int, wilds: int, siz
     return shape
 
 
+MELD_KINDS = ("set", "run", "wild")  # a meld's kind, by its index in the compiled code
+_KIND_INDEX = {kind: i for i, kind in enumerate(MELD_KINDS)}
+
+
+def shape_tuple(shape: MeldShape) -> tuple[int, ...]:
+    """A meld shape as the compiled code holds it: (kind as an index of ``MELD_KINDS``, rank,
+    suit, low, high, wilds, size)."""
+    return (
+        _KIND_INDEX[shape.kind],
+        shape.rank,
+        shape.suit,
+        shape.low,
+        shape.high,
+        shape.wilds,
+        shape.size,
+    )
+
+
+def shape_of(values: tuple[int, ...]) -> MeldShape:
+    """The :class:`MeldShape` of a shape tuple (:func:`shape_tuple`)."""
+    kind, rank, suit, low, high, wilds, size = values
+    return _shape(MELD_KINDS[kind], rank, suit, low, high, wilds, size)
+
+
 @dataclass(frozen=True)
 class Arrangement:
     """A hand split into melds and deadwood; ``points`` is the deadwood's penalty (not doubled)."""

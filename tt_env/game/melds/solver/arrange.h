@@ -174,6 +174,20 @@ typedef struct {
 static inline tt_arrangement tt_arrange(const tt_solver *S, const uint8_t *counts, uint8_t *out,
                                         int64_t *keys) {
     const tt_arrangement refused = {0, 0, 0, TT_NOT_CERTIFIED};
+    if (tt_capped(S)) { /* a cap: the plan of the capped search (capped.h) */
+        tt_layoff plan;
+        int64_t value;
+        if (tt_hand_size(counts) > TT_MAX_HAND ||
+            tt_capped_solve(S, counts, &value, &plan) != TT_LAYOFF_DONE)
+            return refused;
+        memcpy(out, plan.meld_cards, (size_t)plan.nmeld_cards);
+        memcpy(out + plan.nmeld_cards, plan.dead, (size_t)plan.ndead);
+        for (int64_t m = 0; m < plan.nmelds; m++) {
+            const tt_meld_shape *x = &plan.meld[m];
+            keys[m] = tt_meld_key(x->kind, x->rank, x->suit, x->low, x->high, x->wilds, x->size);
+        }
+        return (tt_arrangement){plan.nmelds, plan.nmeld_cards, plan.ndead, value};
+    }
     const int64_t *par = S->par;
     tt_workspace *ws = S->ws;
     int64_t *runs = ws->arrange_runs; /* (places, wilds, naturals and suit) per run */

@@ -22,7 +22,9 @@
 /* par: the per-configuration parameters (int64). */
 #define TT_P_TOP 53      /* highest position: 13, or 14 with aces_high */
 #define TT_P_ALL_WILD 54 /* 1 with all_wild_melds */
-#define TT_PAR_SIZE 55   /* par[0..52]: the penalty of each card kind (the joker's at 52) */
+#define TT_P_CAP 55      /* wilds one meld takes at most (max_wilds_per_meld), or TT_NO_CAP */
+#define TT_PAR_SIZE 56   /* par[0..52]: the penalty of each card kind (the joker's at 52) */
+#define TT_NO_CAP 4096   /* par[TT_P_CAP] with no cap: more wilds than any hand holds */
 
 /* What tt_evaluate() finds besides the fewest penalty (its `mode`). */
 typedef enum {

@@ -378,7 +378,7 @@ static inline int64_t tt_after_draw_values(const tt_solver *S, const uint8_t *b,
     }
     int64_t batch[53];
     for (int k = 0; k < 53; k++) batch[k] = -1;
-    if (nx) {
+    if (nx && !tt_capped(S)) { /* a cap: each draw on its own below */
         int64_t res[53];
         if (tt_draws_at_once(S, b, xs, nx, 1, res) == 0) {
             for (int64_t i = 0; i < nx; i++)

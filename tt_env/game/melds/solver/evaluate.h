@@ -33,6 +33,7 @@
    hand with one copy of each natural card take tt_evaluate_one() (unless TT_GENERAL is added
    to the mode). */
 static int64_t tt_evaluate(const tt_solver *S, const uint8_t *counts, int mode) {
+    if (tt_capped(S)) return tt_capped_evaluate(S, counts, mode); /* a cap: capped.h */
     const int64_t *par = S->par;
     const int16_t *TT = S->tab->TT;
     tt_workspace *ws = S->ws;

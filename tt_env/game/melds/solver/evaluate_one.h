@@ -11,6 +11,7 @@
 #ifndef TT_SOLVER_EVALUATE_ONE_H
 #define TT_SOLVER_EVALUATE_ONE_H
 
+#include "capped.h"
 #include "convolve.h"
 
 /* ----------------------------------------------------------------------------- one copy each */
@@ -87,8 +88,10 @@ static inline int64_t tt_conv_lex_masks(const int16_t *TT, tt_search_scratch *sc
 /* tt_evaluate() in mode TT_POINTS, TT_POINTS_AND_COSTLIEST or TT_PLAN of a hand holding at
    most one copy of each natural card, with the same results (the same arrangement among
    equals: the same options in the same order, the same bounds); TT_NOT_LEAN for any other
-   hand (the caller runs tt_evaluate()), TT_TOO_MANY for a hand of more than limit cards. */
+   hand or a capped configuration (the caller runs tt_evaluate()), TT_TOO_MANY for a hand of
+   more than limit cards. */
 static int64_t tt_evaluate_one(const tt_solver *S, const uint8_t *counts, int64_t limit, int mode) {
+    if (tt_capped(S)) return TT_NOT_LEAN; /* a cap: tt_evaluate() takes it (capped.h) */
     const int64_t *par = S->par;
     const int16_t *TT = S->tab->TT;
     tt_workspace *ws = S->ws;
