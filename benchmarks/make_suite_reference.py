@@ -46,6 +46,7 @@ DATA = ROOT / "tt_env" / "arena" / "suites"
 BENCHMARK_MD = ROOT / "docs" / "benchmark.md"
 MODELS_MD = ROOT / "models" / "README.md"
 MODELS_DIR = ROOT / "models"
+HOW_TO_READ = "../docs/benchmark.md#how-an-agent-is-scored"  # from models/README.md
 
 
 def shipped_models(seats: int) -> list[str]:
@@ -138,18 +139,21 @@ def benchmark_block(result) -> str:
 
 def model_block(model: str, results) -> str | None:
     """The suite rows of ``model`` for its card, or None if no suite has a row for it."""
-    from tt_env.arena.suite import score_title
-
     lines = []
     for result in results:
         row = next((r for r in result.rows if r.label == model), None)
         if row is None:
             continue
         suite = result.suite
+        others = "the opponent's" if suite.seats == 2 else "the mean of the 3 opponents'"
+        trial = "" if result.complete else f"; A TRIAL over {result.deals:,} deals only"
         heads = ["suite", *(f"vs {o}" for o in suite.opponents), "overall", "win rate"]
-        trial = "" if result.complete else f", a trial over {result.deals:,} deals"
+        overall_win = row.overall_win_rate
         lines += [
-            f"`tt-arena --suite {suite.name} {model}` ({score_title(suite)}{trial}):",
+            f"`tt-arena --suite {suite.name} {model}`: {result.deals:,} deals{trial}; the "
+            f"model's score per game less {others} (negative: the model better), 95% "
+            f"intervals over deals; overall and win rate: against {', '.join(suite.overall)} "
+            f"([how to read it]({HOW_TO_READ})):",
             "",
             "| " + " | ".join(heads) + " |",
             "|" + " --- |" * len(heads),
@@ -159,7 +163,7 @@ def model_block(model: str, results) -> str | None:
                     f"`{suite.name}`",
                     *(row.score_diff[o].format(1) for o in suite.opponents),
                     row.overall_score_diff.format(1),
-                    f"{100 * row.overall_win_rate.mean:.1f}%",
+                    f"{100 * overall_win.mean:.1f}% ± {100 * overall_win.half_width:.1f}",
                 ]
             )
             + " |",

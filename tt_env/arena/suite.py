@@ -14,8 +14,11 @@ against one opponent do not depend on the others). Per opponent a row gives
 - the **win rate**: the share of games the agent won (ties shared), with its interval over deals
   (level play: 1/2 with 2 seats, 1/4 with 4);
 
-and the **overall** columns average these over the opponents, deal by deal, before the interval
-is taken (the opponents play the same deals, so the overall is paired too).
+and the **overall** columns average these over the opponents but random, deal by deal, before
+the interval is taken (the opponents play the same deals, so the overall is paired too). Random
+play is the floor, shown but left out of the overall: every agent worth measuring beats it by
+hundreds of points a game, with a spread per deal twice that against counting, so it would
+decide the overall's mean and interval and say little about the rest.
 
 A suite's name ends in its version (``-v1``): its deals, opponents and scoring never change; a
 change makes a new version. The suites' tournament seeds come from :data:`SUITE_SEEDS`, a range
@@ -50,6 +53,9 @@ SUITE_SCHEMA_VERSION = 1
 # Tournament seeds kept for the suites: never a training run's or a model selection's.
 SUITE_SEEDS = range(1_000_000, 1_001_000)
 REFERENCE_OPPONENTS = ("random", "greedy", "counting", "search(samples=16)")
+# The opponents of the overall columns: not random, whose scores (hundreds a game) vary so much
+# that it would decide the overall's interval, and rank agents by how they beat random play.
+OVERALL_OPPONENTS = ("greedy", "counting", "search(samples=16)")
 SUITE_DEALS_ENV = "TT_ARENA_SUITE_DEALS"  # quick checks: play only the first N deals
 
 
@@ -63,6 +69,7 @@ class Suite:
     seed: int  # the tournament seed of the deals (in SUITE_SEEDS)
     summary: str  # one line for --suite list
     opponents: tuple[str, ...] = REFERENCE_OPPONENTS
+    overall: tuple[str, ...] = OVERALL_OPPONENTS  # the opponents the overall averages
     preset: str = "standard"
 
     @property
@@ -78,7 +85,8 @@ class Suite:
         return (
             f"{self.name}: {self.preset} rules, {self.seats} seats, {self.deals:,} deals "
             f"(tournament seed {self.seed}); each agent plays {copies} on every deal from every "
-            f"seat; reference opponents: {', '.join(self.opponents)}"
+            f"seat; reference opponents: {', '.join(self.opponents)} (overall: the mean over "
+            f"{', '.join(self.overall)})"
         )
 
 
@@ -227,12 +235,19 @@ def per_deal_values(results: Sequence[GameResult], agent: int = 0) -> PerDeal:
     }
 
 
-def suite_row(agent: str, label: str, per_opponent: dict[str, PerDeal], **fields: Any) -> SuiteRow:
+def suite_row(
+    agent: str,
+    label: str,
+    per_opponent: dict[str, PerDeal],
+    overall_opponents: Sequence[str],
+    **fields: Any,
+) -> SuiteRow:
     """The row of ``agent`` from its per-deal values against each opponent
-    (:func:`per_deal_values`); the overall averages the opponents deal by deal (the deals every
-    opponent played). ``fields``: more fields of the row (``games``, ``seconds``, ``extra``)."""
-    deals = sorted(set.intersection(*(set(v) for v in per_opponent.values())))
-    overall = [[per_opponent[o][d] for o in per_opponent] for d in deals]
+    (:func:`per_deal_values`); the overall averages ``overall_opponents`` deal by deal (the deals
+    each of them played). ``fields``: more fields of the row (``games``, ``seconds``,
+    ``extra``)."""
+    deals = sorted(set.intersection(*(set(per_opponent[o]) for o in overall_opponents)))
+    overall = [[per_opponent[o][d] for o in overall_opponents] for d in deals]
     return SuiteRow(
         agent=agent,
         label=label,
@@ -311,7 +326,9 @@ def play_suite(
             per_opponent[opponent] = per_deal_values(result.results)
             games += len(result.results)
         seconds = time.perf_counter() - seconds
-        rows.append(suite_row(spec, label, per_opponent, games=games, seconds=seconds))
+        rows.append(
+            suite_row(spec, label, per_opponent, suite.overall, games=games, seconds=seconds)
+        )
     return SuiteResult(
         suite=suite, deals=n, rows=rows, elapsed=time.perf_counter() - start, workers=workers
     )
@@ -356,6 +373,7 @@ class SuiteResult:
             "seats": self.suite.seats,
             "rules": self.suite.rules.to_dict(),
             "opponents": list(self.suite.opponents),
+            "overall": list(self.suite.overall),
             "workers": self.workers,
             "elapsed_seconds": round(self.elapsed, 1),
             "rows": [r.to_dict() for r in self.rows],
