@@ -24,7 +24,7 @@ writes
 whose tables say so; ``tt-arena --suite`` warns of it. ``--extra`` adds rows (e.g.
 ``"search(samples=128)"``, hours of CPU); ``--agents`` replaces them.
 
-Measured CPU time, per agent as fast as counting: about 11 minutes for standard-2p-v1 and 23
+Measured CPU time, per agent as fast as counting: about 10 minutes for standard-2p-v1 and 23
 for standard-4p-v1 (the search opponent is most of it); an agent that is itself a search costs
 more (search(samples=16) as a row: about 45 minutes on standard-2p-v1). Every suite in full:
 about 5 hours of CPU, so use ``--workers``.

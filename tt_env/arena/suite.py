@@ -98,7 +98,7 @@ SUITES: dict[str, Suite] = {
             seats=2,
             deals=1000,
             seed=1_000_003,
-            summary="2 players, standard rules, 1,000 deals: about 11 minutes of CPU per agent "
+            summary="2 players, standard rules, 1,000 deals: about 10 minutes of CPU per agent "
             "(as fast as counting), 3 minutes on 4 cores",
         ),
         Suite(
