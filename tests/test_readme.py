@@ -177,3 +177,37 @@ def test_readme_leaderboard_is_the_plain_output_of_tt_arena():
     assert results._LEGEND in lines and results._PAIR_TITLE + ":" in lines
     agents = [re.split(r"\s{2,}", line)[1] for line in lines[5 : 5 + n]]
     assert sorted(agents) == sorted(expected)
+
+
+def _suite_script():
+    """benchmarks/make_suite_reference.py, which writes the suites' blocks, as a module."""
+    import importlib.util
+
+    path = ROOT / "benchmarks" / "make_suite_reference.py"
+    spec = importlib.util.spec_from_file_location("make_suite_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _blocks(text: str, start: str, end: str) -> dict[str, str]:
+    pattern = rf"<!-- {start} (\S+) -->\n(.*?)\n?<!-- {end} -->"
+    return dict(re.findall(pattern, text, flags=re.S))
+
+
+def test_benchmark_tables_are_the_shipped_reference_rows():
+    """docs/benchmark.md shows each suite's reference rows exactly as the package ships them
+    (benchmarks/make_suite_reference.py writes both), and every model card's suite block holds
+    that model's rows."""
+    from tt_env.arena import SUITES, load_reference
+
+    script = _suite_script()
+    references = [load_reference(name) for name in SUITES]
+    page = (ROOT / "docs" / "benchmark.md").read_text(encoding="utf-8")
+    blocks = _blocks(page, "suite-reference", "/suite-reference")
+    assert set(blocks) == set(SUITES)
+    for reference in references:
+        assert blocks[reference.suite.name] == script.benchmark_block(reference)
+    cards = (ROOT / "models" / "README.md").read_text(encoding="utf-8")
+    for model, block in _blocks(cards, "suite-results", "/suite-results").items():
+        assert block == script.model_block(model, references), model

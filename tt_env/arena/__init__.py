@@ -35,14 +35,11 @@ tournament ``seed`` and the game's coordinates (deal, table, rotation, seat) onl
 are ordered by those coordinates before any statistic is taken; so a tournament gives the same
 figures whatever the number of ``workers`` (processes, ``spawn``-safe).
 
-Python API: :func:`run_tournament` returns a :class:`TournamentResult` (``.table()``,
-``.to_json()``, ``.to_csv()``, ``.plot()``). Command line: ``tt-arena --help``.
+Python API: :func:`run_tournament` returns a :class:`TournamentResult`; ``tt-arena --help``.
 
-Faults lose no finished game: Ctrl-C raises :class:`TournamentInterrupted`, which holds the
-result of the games finished so far (``tt-arena`` writes it to its ``--json`` file and says so);
-:func:`load_results` reads such a file back and ``run_tournament(..., done=games)`` (``tt-arena
---resume FILE``) plays only the missing games. Every game is determined by its coordinates, so
-the resumed tournament gives the figures of an uninterrupted one.
+Ctrl-C raises :class:`TournamentInterrupted`, holding the games finished so far (``tt-arena``
+writes them to ``--json``); ``run_tournament(..., done=games)`` (``--resume FILE``) plays only
+the missing games, with the figures of an uninterrupted run (each game is fixed by its place).
 
 The package, by concern:
 
@@ -57,29 +54,18 @@ module            owns
 ``results``       :class:`TournamentResult`: tables, CSV, JSON, plot; :func:`load_results`
 ``index``         the index page of ``--replays DIR``: leaderboard, pairings, every game
 ``tournament``    :func:`run_tournament`: the runner, its progress bar, resuming after Ctrl-C
+``suite``         the evaluation suites (``--suite``): fixed deals, reference opponents and rows
 ``cli``           ``tt-arena`` (:func:`main`)
 ================  ===========================================================================
 """
 
-from tt_env.arena.cli import (
-    build_parser,
-    default_agents,
-    main,
-)
-from tt_env.arena.games import (
-    play_game,
-    replay_name,
-)
-from tt_env.arena.index import (
-    tournament_index_html,
-    write_tournament_index,
-)
-from tt_env.arena.on_ray import (
-    RAY_MAX_GAMES_PER_TASK,
-    ray_games_per_task,
-)
+from tt_env.arena.cli import build_parser, default_agents, main
+from tt_env.arena.games import play_game, replay_name
+from tt_env.arena.index import tournament_index_html, write_tournament_index
+from tt_env.arena.on_ray import RAY_MAX_GAMES_PER_TASK, ray_games_per_task
 from tt_env.arena.results import (
     RESULTS_FORMAT,
+    RESULTS_SCHEMA_VERSION,
     TournamentResult,
     load_results,
 )
@@ -108,6 +94,14 @@ from tt_env.arena.stats import (
     t_cdf,
     t_quantile,
 )
+from tt_env.arena.suite import (
+    SUITES,
+    SuiteResult,
+    get_suite,
+    load_reference,
+    load_suite_results,
+    play_suite,
+)
 from tt_env.arena.tournament import run_tournament
 
 __all__ = [
@@ -124,18 +118,25 @@ __all__ = [
     "PairStats",
     "RAY_MAX_GAMES_PER_TASK",
     "RESULTS_FORMAT",
+    "RESULTS_SCHEMA_VERSION",
+    "SUITES",
+    "SuiteResult",
     "TournamentInterrupted",
     "TournamentResult",
     "agent_statistics",
     "build_parser",
     "deal_seed",
     "default_agents",
+    "get_suite",
+    "load_reference",
     "load_results",
+    "load_suite_results",
     "main",
     "mean_ci",
     "openskill_ratings",
     "pairwise_statistics",
     "play_game",
+    "play_suite",
     "ray_games_per_task",
     "replay_name",
     "run_tournament",

@@ -19,6 +19,7 @@ from tt_env.arena.schedule import (
     GameResult,
     TournamentInterrupted,
 )
+from tt_env.arena.suite import SUITE_DEALS_ENV
 from tt_env.arena.tournament import run_tournament
 from tt_env.game.rules import Rules
 
@@ -138,6 +139,22 @@ def build_parser() -> argparse.ArgumentParser:
         "write the whole result back to FILE (or to --json)",
     )
     parser.add_argument(
+        "--suite",
+        metavar="NAME",
+        help="play the AGENTs against the reference opponents of an evaluation suite, on its "
+        "fixed deals, and print their rows beside the published reference rows (no AGENT: the "
+        "reference rows only); 'list' lists the suites. Example: tt-arena --suite "
+        "standard-2p-v1 mymod:MyAgent --workers 4 (see docs/benchmark.md)",
+    )
+    parser.add_argument(
+        "--suite-deals",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="quick checks only: play the first N deals of the suite (its figures are over "
+        f"all of them); also the environment variable {SUITE_DEALS_ENV}",
+    )
+    parser.add_argument(
         "--quiet", "-q", action="store_true", help="no progress bar and no table (files only)"
     )
     parser.add_argument("--plain", action="store_true", help="plain-text table (no rich)")
@@ -175,45 +192,14 @@ def _plan(args: argparse.Namespace) -> _Plan:
     :class:`ArenaError` naming the first bad one); nothing is played or written."""
     import importlib.util
 
-    from tt_env.agents import split_specs
-    from tt_env.cli import UNSET, rule_overrides, rules_from_args
+    from tt_env.cli import UNSET, rules_from_args
     from tt_env.util.files import check_writable
 
-    plan = _Plan()
-    given = [args.agents_opt] if args.agents_opt is not None else []
-    given += list(args.agents)
-    specs: list[str] = []
-    for item in given:
-        specs += split_specs(item)
-    if given and not specs:
-        raise ArenaError(
-            f"no agent named in {' '.join(map(repr, given))}: give agent names "
-            "such as 'greedy,counting' (or none for the default run)"
-        )
-    plan.workers = args.workers if args.workers > 0 else max(1, os.cpu_count() or 1)
-    if args.ray is not None:  # before anything else: no game is played without Ray
-        from tt_env.util.ray import RayError, check_ray
-
-        try:
-            plan.ray_address = check_ray(
-                args.ray, "--ray", "--ray", " (the agents go before --ray)"
-            )
-        except RayError as exc:
-            raise ArenaError(str(exc)) from None
+    specs = _given_specs(args)
+    plan = _runner_plan(args)
     plan.json_path = args.json
     if args.resume:
-        settings_given = [
-            flag
-            for flag, value in (
-                ("agents", specs),
-                ("--seats", args.seats),
-                ("--seed", args.seed),
-                ("--episode", args.episode),
-                ("--preset", None if args.preset is UNSET else 1),
-                ("rule options", rule_overrides(args)),
-            )
-            if value
-        ]
+        settings_given = _settings_given(args, specs)
         if settings_given:
             raise ArenaError(
                 f"--resume plays on with the agents and settings of "
@@ -260,6 +246,25 @@ def _plan(args: argparse.Namespace) -> _Plan:
     if args.replays is not None:
         plan.replays = _check_replays_dir(args.replays)
     return plan
+
+
+def _settings_given(args: argparse.Namespace, specs: Sequence[str]) -> list[str]:
+    """The options of ``args`` that set the deals or the rules (and ``"agents"`` if ``specs``):
+    what ``--resume`` and ``--suite`` take from elsewhere."""
+    from tt_env.cli import UNSET, rule_overrides
+
+    return [
+        flag
+        for flag, value in (
+            ("agents", specs),
+            ("--seats", args.seats),
+            ("--seed", args.seed),
+            ("--episode", args.episode),
+            ("--preset", None if args.preset is UNSET else 1),
+            ("rule options", rule_overrides(args)),
+        )
+        if value
+    ]
 
 
 def _check_replays_dir(path: str) -> str:
@@ -321,6 +326,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.suite is not None or args.suite_deals is not None:
+        return _suite_main(args)
     try:
         plan = _plan(args)
         for note in plan.notes if not args.quiet else ():
@@ -361,6 +368,111 @@ def main(argv: Sequence[str] | None = None) -> int:
     if ok and plan.replays is not None and not args.quiet:
         print(f"tt-arena: replays in {os.path.join(plan.replays, 'index.html')}")
     return 0 if ok else 1
+
+
+def _suite_main(args: argparse.Namespace) -> int:
+    """``tt-arena --suite NAME AGENT...``: the agents on a suite, beside its reference rows."""
+    from tt_env.arena.suite import get_suite, load_reference, play_suite, suites_text
+    from tt_env.game.melds import kernel_module
+    from tt_env.util.files import check_writable
+
+    try:
+        if args.suite is None:
+            raise ArenaError("--suite-deals is for a quick check of --suite NAME: give the suite")
+        if args.suite == "list":
+            print(suites_text())
+            return 0
+        suite = get_suite(args.suite)
+        given = _settings_given(args, [])
+        given += [
+            flag
+            for flag, value in (
+                ("--games", args.games),
+                ("--resume", args.resume),
+                ("--csv", args.csv),
+                ("--plot", args.plot),
+                ("--replays", args.replays),
+            )
+            if value is not None
+        ]
+        if given:
+            raise ArenaError(
+                f"--suite {suite.name} fixes the deals, seats and rules; do not give "
+                f"{', '.join(given)} (only agents, --workers, --ray, --json and the "
+                "display options)"
+            )
+        specs = _given_specs(args)
+        reference = load_reference(suite)
+        if not specs:
+            if not args.quiet:
+                print(reference.table())
+            return 0
+        plan = _runner_plan(args)
+        if args.json:
+            check_writable(args.json, "--json")
+        result = play_suite(
+            suite,
+            specs,
+            deals=args.suite_deals,
+            workers=plan.workers,
+            progress=not args.quiet and sys.stderr.isatty(),
+            ray_address=plan.ray_address,
+            on_start=None if args.quiet or plan.ray_address is not None else kernel_module,
+            log=None if args.quiet else lambda line: print(f"tt-arena: {line}", file=sys.stderr),
+        )
+    except (ArenaError, ValueError, ImportError, FileNotFoundError) as exc:
+        _report(exc, args.debug)
+        return 2
+    except TournamentInterrupted:
+        print("tt-arena: interrupted; a suite run keeps no partial rows", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        print("tt-arena: interrupted", file=sys.stderr)
+        return 130
+    if not args.quiet:
+        print(result.table(reference))
+    if args.json:
+        try:
+            result.to_json(args.json)
+        except OSError as exc:
+            print(
+                f"tt-arena: error: could not write {args.json}: {exc.strerror or exc}",
+                file=sys.stderr,
+            )
+            return 1
+    return 0
+
+
+def _given_specs(args: argparse.Namespace) -> list[str]:
+    """The agents named (positionals and ``--agents``), split at commas."""
+    from tt_env.agents import split_specs
+
+    given = [args.agents_opt] if args.agents_opt is not None else []
+    given += list(args.agents)
+    specs: list[str] = []
+    for item in given:
+        specs += split_specs(item)
+    if given and not specs:
+        raise ArenaError(
+            f"no agent named in {' '.join(map(repr, given))}: give agent names "
+            "such as 'greedy,counting' (or none for the default run)"
+        )
+    return specs
+
+
+def _runner_plan(args: argparse.Namespace) -> _Plan:
+    """A plan with the processes (``--workers``) and the Ray cluster (``--ray``), checked."""
+    plan = _Plan(workers=args.workers if args.workers > 0 else max(1, os.cpu_count() or 1))
+    if args.ray is not None:  # before anything else: no game is played without Ray
+        from tt_env.util.ray import RayError, check_ray
+
+        try:
+            plan.ray_address = check_ray(
+                args.ray, "--ray", "--ray", " (the agents go before --ray)"
+            )
+        except RayError as exc:
+            raise ArenaError(str(exc)) from None
+    return plan
 
 
 def _report(exc: BaseException, debug: bool) -> None:

@@ -136,6 +136,7 @@ class TournamentResult:
         """The settings and the statistics as plain data (what ``--json`` writes, without games)."""
         return {
             "format": RESULTS_FORMAT,
+            "schema_version": RESULTS_SCHEMA_VERSION,
             "settings": {
                 "agents": self.specs,
                 "labels": self.labels,
@@ -475,6 +476,8 @@ def _grid(rows: list[list[str]]) -> list[str]:
 
 
 RESULTS_FORMAT = "tt_env.tournament"
+# The layout of a --json file: a field added keeps the version, one renamed or dropped raises it.
+RESULTS_SCHEMA_VERSION = 1
 
 
 def load_results(path: str | os.PathLike) -> tuple[dict[str, Any], list[GameResult]]:
@@ -488,6 +491,14 @@ def load_results(path: str | os.PathLike) -> tuple[dict[str, Any], list[GameResu
         raise ArenaError(f"cannot read {where}: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ArenaError(f"{where} is not tt-arena JSON ({type(exc).__name__})") from None
+    version = data.get("schema_version", 1) if isinstance(data, dict) else 1  # older: none
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise ArenaError(f"{where}: its schema_version is not a version number: {version!r}")
+    if version > RESULTS_SCHEMA_VERSION:
+        raise ArenaError(
+            f"{where} has schema version {version}; this tt_env reads up to "
+            f"{RESULTS_SCHEMA_VERSION}: upgrade tt_env"
+        )
     settings = data.get("settings") if isinstance(data, dict) else None
     games = data.get("games") if isinstance(data, dict) else None
     if not isinstance(settings, dict) or not isinstance(games, list):

@@ -135,7 +135,8 @@ class TrainConfig:
     eval_episode: str = "game"
     """"game": evaluate on whole games (the arena's default); "round": first rounds only"""
     eval_seed: int = 2024
-    """tournament seed of the evaluations (the same deals every time)"""
+    """tournament seed of the evaluations (the same deals every time; not one of the seeds kept
+    for the evaluation suites, 1000000..1000999)"""
     eval_workers: int = 0
     """processes of an evaluation (0: one per core)"""
     run_dir: str = "runs"
@@ -197,6 +198,9 @@ class TrainConfig:
                     f"setting {name} must be one of "
                     f"{', '.join(map(repr, _CHOICES[name]))}, got {_short(value)}"
                 )
+        from tt_env.arena.suite import check_seed_not_reserved
+
+        check_seed_not_reserved(self.eval_seed, "setting eval_seed")
         for name in ("exp_name", "run_name"):
             value = getattr(self, name)
             if "/" in value or os.sep in value or value in (".", "..") or "\0" in value:

@@ -87,6 +87,7 @@ def evaluate_snapshots(
     ``workers`` to the number of cores. :class:`ValueError` for a directory that is not a run,
     a run without snapshots or an opponent that cannot play its rules, before any game."""
     from tt_env.agents import make_agent, spec_label
+    from tt_env.arena.suite import check_seed_not_reserved
     from tt_env.learned.model import load_model
 
     root = Path(run_dir)
@@ -103,6 +104,7 @@ def evaluate_snapshots(
         raise ValueError("name at least one opponent")
     games = config.eval_games if games is None else games
     seed = config.eval_seed if seed is None else seed
+    check_seed_not_reserved(seed, "--seed")
     if games < 1:
         raise ValueError(f"games must be at least 1, got {games}")
     for spec in opponents:
