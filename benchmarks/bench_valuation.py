@@ -7,13 +7,16 @@ seat's observation and mask when it is to move); then, over all of them, in one 
 * ``raw_env step``: agent-steps per second of ``three_thirteen_v0.raw_env`` under random legal
   play (the environment alone, for scale);
 * ``CardFeatures``: feature vectors of the learned agents (``tt_env.learned.features``) per second;
-* ``counting``, ``greedy``: decisions (``act``) per second.
+* ``counting``, ``greedy``: decisions (``act``) per second;
+* with ``--search N``: decisions of the search agent, at its default 128 deals per decision and
+  as ``search(samples=16)`` (the default ``tt-arena`` run's), on the first ``N`` positions.
 
 Each figure is also given as a ratio to the raw_env rate measured in the same run. The solver's
 result caches are emptied before every timed pass (its per-rule tables stay), so no position is
 answered from a cache filled by another figure.
 
     python benchmarks/bench_valuation.py --positions 3000 --players 2 --seed 0
+    python benchmarks/bench_valuation.py --positions 300 --steps 3000 --search 300
 """
 
 from __future__ import annotations
@@ -77,6 +80,13 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--steps", type=int, default=30000, help="raw_env steps to time")
+    parser.add_argument(
+        "--search",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also time the search agent's decisions on the first N positions (default 0: not)",
+    )
     args = parser.parse_args()
     rules = Rules(num_players=args.players)
     print(f"{args.players} players, standard rules ({rules.decks} deck(s)); {_kernel.status()}")
@@ -97,9 +107,17 @@ def main() -> None:
         rows.append((f"{name} decision", per_second(lambda p, act=act: act(*p), positions)))
         rows.append((f"  {name}, draw phase", per_second(lambda p, act=act: act(*p), draws)))
         rows.append((f"  {name}, discard phase", per_second(lambda p, act=act: act(*p), discards)))
+    for spec in ("search", "search(samples=16)") if args.search > 0 else ():
+        act = make_agent(spec, args.players, rules, 0).act
+        act(*positions[0])  # warm
+        rows.append(
+            (f"{spec} decision", per_second(lambda p, act=act: act(*p), positions[: args.search]))
+        )
     print(f"{'':38}{'per second':>12}{'/ raw_env':>11}")
     for label, rate in rows:
         print(f"{label:38}{rate:>12,.0f}{rate / env_rate:>11.3f}")
+    for label, rate in rows[-2:] if args.search > 0 else ():
+        print(f"{label}: {1000 / rate:.1f} ms")
 
 
 if __name__ == "__main__":

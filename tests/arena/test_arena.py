@@ -56,6 +56,21 @@ def test_mean_ci_exact_on_known_values():
     assert single.mean == 4.0 and math.isnan(single.low) and math.isnan(single.high)
 
 
+@pytest.mark.parametrize("deals, samples", [(10, 2000), (50, 1000)])
+def test_mean_ci_covers_at_its_rate_on_skewed_heavy_tailed_deals(deals, samples):
+    """Per-deal score differences are skewed and heavier-tailed than normal (of the 2-player
+    networks' head to head over 1,000 deals: skewness about +0.2, excess kurtosis about 0.9).
+    On such samples Student's interval over deals still covers the true mean 95% of the time,
+    also at 10 deals (a normal quantile there covers about 92%)."""
+    rng = np.random.default_rng(49)
+    covered = 0
+    for _ in range(samples):  # t(5) tails plus a skewed part; the true mean is 0
+        x = 12.0 * rng.standard_t(5, size=deals) + 6.0 * (rng.exponential(size=deals) - 1.0)
+        est = mean_ci(x)
+        covered += est.low <= 0.0 <= est.high
+    assert 0.935 <= covered / samples <= 0.965
+
+
 # ---------------------------------------------------------------------------------- schedule
 @pytest.mark.parametrize("agents, seats", [(2, 2), (3, 3), (4, 4), (3, 2), (4, 2), (4, 3)])
 def test_schedule_is_duplicate(agents, seats):

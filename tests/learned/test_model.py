@@ -41,7 +41,6 @@ SHIPPED_MODELS = [
     ("distilled_4p_standard", 4),
     ("led_distilled_4p_standard", 4),
     ("led_values_4p_standard", 4),
-    ("ppo_2p_standard", 2),
 ]
 
 

@@ -157,7 +157,7 @@ def test_bad_options(capsys):
         play.main(["--opponents", "nobody"] + SHORT, input_fn=scripted([]), out=io.StringIO()) == 2
     )
     error = capsys.readouterr().err
-    assert "unknown agent 'nobody'" in error and "ppo_2p_standard" in error  # models by name
+    assert "unknown agent 'nobody'" in error and "distilled_2p_standard" in error  # models by name
 
 
 def test_tt_play_with_scripted_stdin():

@@ -222,7 +222,9 @@ def test_hands_are_solved_once_and_steps_are_small():
 
 
 def test_annotations_are_shown_and_checked():
-    record = play_record(Rules(), ["ppo_2p_standard", "greedy"], 4, explain=True, episode="round")
+    record = play_record(
+        Rules(), ["distilled_2p_standard", "greedy"], 4, explain=True, episode="round"
+    )
     notes = record["annotations"]
     assert len(notes) == len(record["moves"])
     learned = [n for n in notes if n is not None]
@@ -254,7 +256,7 @@ def test_explain_of_the_learned_and_the_search_agent():
     env = three_thirteen_v0.raw_env(num_players=2)
     env.reset(seed=3)
     obs = env.last()[0]
-    agent = LearnedAgent("ppo_2p_standard", num_players=2)
+    agent = LearnedAgent("distilled_2p_standard", num_players=2)
     kind, values = agent.explain(obs["observation"], obs["action_mask"])
     assert kind == "probability" and set(values) == set(np.flatnonzero(obs["action_mask"]))
     assert sum(values.values()) == pytest.approx(1.0)
@@ -426,19 +428,21 @@ def test_tt_arena_without_replays_calls_no_explain(monkeypatch):
         raise AssertionError("explain called without --replays")
 
     monkeypatch.setattr(LearnedAgent, "explain", fail)
-    result = arena.run_tournament(["ppo_2p_standard", "random"], Rules(), games=1, episode="round")
+    result = arena.run_tournament(
+        ["distilled_2p_standard", "random"], Rules(), games=1, episode="round"
+    )
     assert len(result.results) == 2
 
 
 def test_tt_play_saves_the_game_it_played(tmp_path, capsys):
     path = tmp_path / "played.json"
-    argv = ["--episode", "round", "--seed", "3", "--opponents", "ppo_2p_standard"]
+    argv = ["--episode", "round", "--seed", "3", "--opponents", "distilled_2p_standard"]
     argv += ["--save", str(path)]
     out = io.StringIO()
     assert play.main(argv, input_fn=lambda _: "1", out=out) == 0
     assert f"saved to {path}" in out.getvalue()
     record = json.loads(path.read_text())
-    assert record["players"] == ["you", "ppo_2p_standard"]
+    assert record["players"] == ["you", "distilled_2p_standard"]
     game = Game.from_record(record)
     assert len(game.round_results) == 1 and game.moves
     movers = [s["m"]["s"] for s in replay_data(record)["steps"] if "m" in s]
@@ -502,7 +506,7 @@ def _check_shown(shown: dict, want: dict, viewer: int | None) -> None:
 def test_the_page_in_headless_chromium(tmp_path):
     Chromium = _need_chromium()
     rules = Rules(num_players=2)
-    record = play_record(rules, ["ppo_2p_standard", "greedy"], seed=11, explain=True)
+    record = play_record(rules, ["distilled_2p_standard", "greedy"], seed=11, explain=True)
     page = tmp_path / "game.html"
     replay.write_replay(record, page)
     expected = list(engine_steps(record))

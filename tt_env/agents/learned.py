@@ -10,8 +10,8 @@ Importing this module registers a model loader with :func:`tt_env.agents.registe
 so every agent spec that names a model works wherever agents are named (``make_agent``,
 ``tt-arena``, ``tt-play``):
 
-- a path to a model file: ``models/ppo_2p_standard.npz``, ``runs/x/model.npz``;
-- the name of a model in a models directory: ``ppo_2p_standard`` (looked up as
+- a path to a model file: ``models/led_distilled_2p_standard.npz``, ``runs/x/model.npz``;
+- the name of a model in a models directory: ``led_distilled_2p_standard`` (looked up as
   ``<dir>/<name>.npz`` in the directories of ``$TT_ENV_MODELS`` (``os.pathsep``-separated), then
   ``./models``, then the ``models/`` folder beside the ``tt_env`` package of a source checkout).
 

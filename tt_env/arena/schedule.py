@@ -22,7 +22,7 @@ DEFAULT_MODELS = (
     "led_values_4p_standard",
     "led_distilled_4p_standard",
 )
-DEFAULT_GAMES = 50  # deals of the default run: ~4 min of CPU, about 2 minutes on 2 idle cores
+DEFAULT_GAMES = 50  # deals of the default run: about 100 s of CPU, under a minute on 2 idle cores
 
 
 class ArenaError(RuntimeError):
