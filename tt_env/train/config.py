@@ -53,7 +53,7 @@ class TrainConfig:
     """steps between snapshots of the learner added to the league"""
     league_size: int = 5
     """the league plays the latest this many snapshots"""
-    lookahead: bool = False
+    lookahead: bool = True
     """features: expected gain of the next draw for the best discards (costlier, stronger)"""
     oracle_critic: bool = False
     """a critic that also sees the hidden cards (the opponents' hands and the stock) in
