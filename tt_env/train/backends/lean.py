@@ -145,6 +145,8 @@ class Seats:
         self.snapshots: dict[str, int] = {}  # path -> index in players
         n, p = config.n_envs, rules.num_players
         self.who = np.zeros((n, p), np.int64)
+        self._snapshots: list[str] = []
+        self._looked = -np.inf
         self.seed = seed
 
     def _index(self, spec: str) -> int:
@@ -170,8 +172,14 @@ class Seats:
         return self.names.index(spec)
 
     def _league(self) -> list[str]:
-        found = sorted(self.league_dir.glob("step_*.npz"), key=_step_of)
-        return [str(p) for p in found[-self.league_size :]]
+        """The latest snapshots, looked up again at most every few seconds (a table ends at
+        almost every step; the folder changes once in ``league_every`` steps)."""
+        now = time.monotonic()
+        if now - self._looked >= 5.0:
+            found = sorted(self.league_dir.glob("step_*.npz"), key=_step_of)
+            self._snapshots = [str(p) for p in found[-self.league_size :]]
+            self._looked = now
+        return self._snapshots
 
     def draw(self, tables: np.ndarray, seat_agents: np.ndarray) -> None:
         """New players for the seats of ``tables`` (their next episode), and who decides for
@@ -214,7 +222,8 @@ class Seats:
             if isinstance(player, nn.Module):
                 with torch.no_grad():
                     index = torch.as_tensor(rows, device=self.device)
-                    logits = masked_logits(player.actor(x[index]), torch.as_tensor(masks[rows]))
+                    mask = torch.as_tensor(masks[rows], device=self.device)
+                    logits = masked_logits(player.actor(x[index]), mask)
                     chosen = torch.distributions.Categorical(logits=logits).sample()
                 actions[rows] = chosen.cpu().numpy()
             else:
