@@ -35,7 +35,6 @@
 #define TT_CF_MAX_NEIGHBOURS 4 /* widest neighbour table taken (the transform's are 3, 2, 2) */
 #define TT_CF_MIN_CARDS_DEALT 3
 #define TT_CF_DEALT_SLOTS 13
-#define TT_CF_BIG ((int64_t)1 << 40) /* "no value yet" in a minimum over discard values */
 
 /* The card table's columns: X(identifier, name in CARD_FEATURES). */
 #define TT_CF_CARD_COLUMNS(X)     \
@@ -174,7 +173,7 @@ static int tt_cf_discard_phase(const tt_cf_params *P, const tt_solver *S, const 
     int64_t dv[TT_CF_KINDS];
     if (tt_discard_values(S, hand, dv) < 0) return 0;
     int64_t banned = tt_banned_discard(P->discard_drawn_upcard, hand, seen->drawn_upcard);
-    int64_t allowed = 0, best = TT_CF_BIG;
+    int64_t allowed = 0, best = TT_BIG;
     for (int64_t k = 0; k < TT_CF_KINDS; k++) {
         if (dv[k] == -1) return 0;
         if (dv[k] >= 0 && k != banned) {
@@ -187,7 +186,7 @@ static int tt_cf_discard_phase(const tt_cf_params *P, const tt_solver *S, const 
             if (dv[k] >= 0 && dv[k] < best) best = dv[k];
         banned = -1;
     }
-    if (best == TT_CF_BIG) return 0; /* nothing held, nothing to discard: no game gets here */
+    if (best == TT_BIG) return 0; /* nothing held, nothing to discard: no game gets here */
     g[TT_G_BEST_AFTER] = (float)((double)best / 25.0);
     g[TT_G_CAN_OUT] = best == 0 ? 1.0f : 0.0f;
     for (int64_t k = 0; k < TT_CF_KINDS; k++) {

@@ -26,10 +26,11 @@
 #include "game/core/layout.h"
 #include "game/melds/solver.h"
 
-#define TT_KNOW_KINDS 53      /* card kinds; 52 is the joker */
-#define TT_KNOW_RANKS 13      /* the wild rank's one-hot */
-#define TT_KNOW_MAX_SEATS 8   /* Rules: 2..8 players (the features take 1 too) */
-#define TT_KNOW_MAX_COUNT 255 /* the largest count of one kind read (a hand is uint8 counts) */
+#define TT_KNOW_KINDS 53          /* card kinds; 52 is the joker */
+#define TT_KNOW_RANKS 13          /* the wild rank's one-hot */
+#define TT_KNOW_MAX_SEATS 8       /* Rules: 2..8 players (the features take 1 too) */
+#define TT_KNOW_MAX_COUNT 255     /* the largest count of one kind read (a hand is uint8 counts) */
+#define TT_BIG ((int64_t)1 << 40) /* above every penalty: "none yet" in a minimum */
 
 /* What every observation of one rule set shares: where its pieces are, the seats (rows of
    `known`), the copies of each kind in play. */
@@ -192,15 +193,14 @@ static inline tt_penalty tt_take_penalty(const tt_solver *S, const uint8_t *hand
     const tt_penalty uncertified = {.certified = false, .penalty = -1};
     if (tt_discard_values(S, more, dv) < 0) return uncertified;
     const int64_t banned = tt_banned_discard(discard_drawn_upcard, more, top);
-    const int64_t none = (int64_t)1 << 40; /* above every penalty */
-    int64_t take = none, any = none;
+    int64_t take = TT_BIG, any = TT_BIG;
     for (int64_t k = 0; k < TT_KNOW_KINDS; k++) {
         if (dv[k] == TT_NOT_CERTIFIED) return uncertified;
         if (dv[k] < 0) continue; /* not held */
         if (dv[k] < any) any = dv[k];
         if (k != banned && dv[k] < take) take = dv[k];
     }
-    return (tt_penalty){.certified = true, .penalty = take == none ? any : take};
+    return (tt_penalty){.certified = true, .penalty = take == TT_BIG ? any : take};
 }
 
 /* The mean of after[x] over one draw among the `total` (> 0) unseen copies, each equally

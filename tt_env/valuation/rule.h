@@ -50,8 +50,7 @@
 #define TT_GO_OUT_BASE 55 /* go out discarding kind k: 55 + k */
 #define TT_NUM_ACTIONS 108
 
-#define TT_BIG ((int64_t)1 << 40) /* above every penalty */
-#define TT_MAX_SEATS 8            /* Rules: 2..8 players */
+#define TT_MAX_SEATS 8 /* Rules: 2..8 players */
 
 /* The rule's parameters (ExpectedPenalty's fields) and the one rule option it reads. */
 typedef struct {
