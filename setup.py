@@ -6,7 +6,8 @@ kernels of the layers below it (headers only, from ``tt_env/``), so that it call
 - ``tt_env.game.melds._csolver``: the meld solver (``game/melds/solver.h``, which includes its
   parts, ``game/melds/solver/*.h``);
 - ``tt_env.game._ccore``: the game engine (``game/core/game.h``, ``observe.h``);
-- ``tt_env.valuation._crule``: the ``counting`` rule (``valuation/rule.h``);
+- ``tt_env.valuation._crule``: what a seat knows (``valuation/knowledge.h``) and the
+  ``counting`` rule (``valuation/rule.h``);
 - ``tt_env.learned._cfeatures``: the learned agents' card features;
 - ``tt_env.agents._csearch``: the search agent's deals and rollouts;
 - ``tt_env.vector._cbatch``: self-play tables stepped in one call (``vector/table.h``).
@@ -37,13 +38,17 @@ HEADERS = [
     "tt_env/game/melds/solver.h",
     *SOLVER_PARTS,
     "tt_env/game/melds/_csolver.h",
+    "tt_env/valuation/knowledge.h",
+    "tt_env/valuation/_knowledge.h",
     "tt_env/valuation/rule.h",
     "tt_env/valuation/_crule.h",
     "tt_env/agents/search.h",
     "tt_env/learned/card_features.h",
     "tt_env/util/rng.h",
     "tt_env/game/core/game.h",
+    "tt_env/game/core/layout.h",
     "tt_env/game/core/observe.h",
+    "tt_env/game/_layout.h",
     "tt_env/game/_service.h",
     "tt_env/vector/seats.h",
     "tt_env/vector/table.h",

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from helpers import positions
 
+from tt_env.encoding.observation import piece_starts
 from tt_env.game.melds import kernel_of, solver_config
 from tt_env.game.rules import Rules
 from tt_env.learned.features import CardFeatures
@@ -70,12 +71,13 @@ def test_bad_calls_raise_clean_errors(compiled):
 def test_the_transform_is_built_from_checked_arguments(compiled):
     features, _ = compiled
     kernels = [kernel_of(solver_config(RULES, w, None)).c for w in range(1, 14)]
+    starts, size = piece_starts(features.num_players, _cfeatures.PIECES)
 
     def build(**changes):
         args = dict(
             kernels=kernels,
-            layout=features._slices,
-            observation_size=features.layout.size,
+            starts=starts,
+            observation_size=size,
             seats=features.num_players,
             deck=deck_counts(RULES),
             rank=features._rank,
@@ -90,7 +92,7 @@ def test_the_transform_is_built_from_checked_arguments(compiled):
         )
         args.update(changes)
         return _cfeatures.Features(
-            args.pop("kernels"), args.pop("layout"), args.pop("observation_size"), **args
+            args.pop("kernels"), args.pop("starts"), args.pop("observation_size"), **args
         )
 
     assert build().size == features.size
@@ -100,8 +102,10 @@ def test_the_transform_is_built_from_checked_arguments(compiled):
         ({"kernels": kernels[:12]}, BAD),
         ({"kernels": kernels[::-1]}, BAD),
         ({"kernels": [None] * 13}, BAD),
-        ({"layout": {}}, BAD),
-        ({"layout": 5}, BAD),
+        ({"starts": {}}, BAD),
+        ({"starts": 5}, BAD),
+        ({"starts": (-1, *starts[1:])}, BAD),
+        ({"starts": (*starts[:-1], size)}, BAD),
         ({"observation_size": 10}, BAD),
         ({"seats": 0}, BAD),
         ({"seats": 99}, BAD),

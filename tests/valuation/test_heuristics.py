@@ -156,15 +156,15 @@ def test_the_compiled_rule_survives_random_observations():
 
 
 def _rule_arguments(rules=None):
-    from tt_env.encoding.observation import observation_layout
+    from tt_env.encoding.observation import piece_starts
     from tt_env.game.melds import kernel_of, solver_config
 
     rules = rules or Rules()
-    layout = observation_layout(rules.num_players)
+    starts, size = piece_starts(rules.num_players, _crule.PIECES)
     return dict(
         kernels=[kernel_of(solver_config(rules, w, None)).c for w in range(1, 14)],
-        layout={name: layout.slices[name].start for name in _crule.PIECES},
-        observation_size=layout.size,
+        starts=starts,
+        observation_size=size,
         num_players=rules.num_players,
         deck=[1] * 52 + [0],
         discard_drawn_upcard=False,
@@ -181,33 +181,30 @@ BAD_RULES = {
     "12 kernels": (dict(kernels=lambda k: k[:12]), ValueError, "13 solver Kernels"),
     "a kernel that is not one": (dict(kernels=lambda k: k[:12] + [object()]), TypeError, "Kernel"),
     "python-side kernels": (dict(kernels=lambda k: [None] * 13), TypeError, "Kernel"),
-    "layout not a dict": (dict(layout=[0] * 8), TypeError, "layout"),
-    "layout missing a piece": (
-        dict(layout=lambda lay: {k: v for k, v in lay.items() if k != "known"}),
-        ValueError,
-        "known",
-    ),
+    "starts not a tuple": (dict(starts=[0] * 18), TypeError, "starts"),
+    "starts missing a piece": (dict(starts=lambda t: t[:-1]), TypeError, "18"),
     "a piece outside the observation": (
-        dict(layout=lambda lay: {**lay, "hand": 400}),
+        dict(starts=lambda t: (400, *t[1:])),
         ValueError,
-        "layout\\['hand'\\]",
+        "'hand' \\(start 400",
     ),
-    "a negative offset": (dict(layout=lambda lay: {**lay, "phase": -1}), ValueError, "phase"),
-    "an offset not an integer": (
-        dict(layout=lambda lay: {**lay, "table": 2.0}),
+    "a negative start": (dict(starts=lambda t: (*t[:8], -1, *t[9:])), ValueError, "'phase'"),
+    "a start not an integer": (
+        dict(starts=lambda t: (*t[:4], 2.0, *t[5:])),
         TypeError,
-        "table",
+        "'table'",
     ),
     "observation size 0": (dict(observation_size=0), ValueError, "observation_size"),
     "an observation too short for its pieces": (
         dict(observation_size=60),
         ValueError,
-        "layout\\['top_discard'\\]",
+        "'drawn_upcard'",
     ),
-    "an observation too short for a hand": (dict(observation_size=40), ValueError, "hand"),
+    "an observation too short for a hand": (dict(observation_size=40), ValueError, "'hand'"),
     "one player": (dict(num_players=1), ValueError, "num_players"),
     "nine players": (dict(num_players=9), ValueError, "num_players"),
     "deck of 52": (dict(deck=[1] * 52), ValueError, "deck"),
+    "no deck": (dict(deck=[0] * 53), ValueError, "deck"),
     "a negative deck count": (dict(deck=[1] * 52 + [-1]), ValueError, "deck"),
     "a huge deck count": (dict(deck=[10**20] * 53), ValueError, "deck"),
     "a NaN lookahead": (dict(lookahead=float("nan")), ValueError, "lookahead"),
@@ -224,7 +221,7 @@ def test_the_compiled_rule_is_built_from_checked_arguments(case):
     for key, change in changes.items():
         args[key] = change(args[key]) if callable(change) else change
     with pytest.raises(error, match=named):
-        _crule.Rule(args.pop("kernels"), args.pop("layout"), args.pop("observation_size"), **args)
+        _crule.Rule(args.pop("kernels"), args.pop("starts"), args.pop("observation_size"), **args)
 
 
 def test_the_compiled_rule_reports_what_it_weighed():

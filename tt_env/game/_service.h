@@ -7,7 +7,7 @@
    gives. The Python calls take the GIL themselves (a batch steps its tables on threads without
    it) and keep the first error they meet in the service's context, for the caller to raise
    once it holds the GIL again. And the readers of what Python passes: the rules
-   (tt_env.game.native.rules_tuple), the kernels, the observation layout. */
+   (tt_env.game.native.rules_tuple), the kernels (the observation layout's: game/_layout.h). */
 
 #ifndef TT_GAME_SERVICE_H
 #define TT_GAME_SERVICE_H
@@ -15,6 +15,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "game/_layout.h"
 #include "game/core/game.h"
 #include "game/core/observe.h"
 #include "game/melds/_csolver.h"
@@ -376,39 +377,6 @@ static int tt_service_raise(service_ctx *ctx) {
     PyErr_Restore(ctx->error[0], ctx->error[1], ctx->error[2]);
     ctx->error[0] = ctx->error[1] = ctx->error[2] = NULL;
     return 1;
-}
-
-/* layout: (starts in the order of PIECES, size), checked against the number of players. */
-static int read_layout(PyObject *starts, int size, int num_players, tt_layout *L) {
-    if (!PyTuple_Check(starts) || PyTuple_GET_SIZE(starts) != TT_PIECES || size < 1 ||
-        size > 100000) {
-        PyErr_Format(PyExc_ValueError, "a layout is %d starts and a size", TT_PIECES);
-        return -1;
-    }
-    /* every piece must lie inside the vector */
-    static const int width[TT_PIECES] = {53, 53, 53, 53, 53, 13, 13, 1, 2,
-                                         1,  1,  1,  53, 1,  1,  1,  1, 1};
-    static const int per_seat[TT_PIECES] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1};
-    for (int i = 0; i < TT_PIECES; i++) {
-        long start = PyLong_AsLong(PyTuple_GET_ITEM(starts, i));
-        if (start == -1 && PyErr_Occurred()) return -1;
-        long end = start + (long)width[i] * (per_seat[i] ? num_players : 1);
-        if (start < 0 || end > size) {
-            PyErr_Format(PyExc_ValueError, "observation piece %d lies outside the vector", i);
-            return -1;
-        }
-        L->start[i] = (int)start;
-    }
-    L->size = size;
-    return 0;
-}
-
-/* The names of the pieces, in the order of tt_piece (the module's PIECES). */
-static PyObject *tt_piece_names(void) {
-    return Py_BuildValue("(ssssssssssssssssss)", "hand", "drawn_upcard", "top_discard",
-                         "discard_below", "table", "wild_rank", "cards_dealt", "rounds_left",
-                         "phase", "final_turn", "stock_size", "turns_left", "known", "hand_size",
-                         "went_out", "score", "to_move", "dealer");
 }
 
 /* A module of the engine's bindings: `def` created, `type` added under `name`, and PIECES;

@@ -1,29 +1,31 @@
 /* tt_env.learned._cfeatures: the learned agents' card features, compiled (card_features.h).
 
-   Features(kernels, layout, observation_size, *, seats, deck, rank, same, near1, near2,
+   Features(kernels, starts, observation_size, *, seats, deck, rank, same, near1, near2,
    max_cards, discard_drawn_upcard, lookahead, candidates, margin) holds the fixed parameters of
-   one CardFeatures (tt_env/learned/features.py builds it) and the solver Kernels of wild ranks
-   1..13 (tt_env.game.melds._csolver), whose configurations the transform runs;
+   one CardFeatures (tt_env/learned/features.py builds it; starts and observation_size are the
+   layout, tt_env.encoding.observation.piece_starts(seats, PIECES)) and the solver Kernels of
+   wild ranks 1..13 (tt_env.game.melds._csolver), whose configurations the transform runs;
    Features.fill(observation, out) writes the features of one observation and says whether it
-   could (False: the numpy definition answers). CARD_FEATURES, GLOBAL_FEATURES and
+   could (False: the numpy definition answers). PIECES names the observation's pieces in the
+   order of the layout's starts; CARD_FEATURES, GLOBAL_FEATURES and
    SEAT_FEATURES name the values in the order this module writes them; the Python side checks
    them against tt_env/learned/_layout.py, so that a module built from older sources is not
    used.
 
    Nothing reaches the C code unchecked: the arrays through the buffer protocol (element type,
    shape, C order; no numpy at build time), the tables' card kinds, the seat count, every piece
-   of the layout inside the observation; the observation's values themselves are the kernel's
-   to judge (card_features.h, tt_cf_read_counts()). A bad argument raises TypeError or
-   ValueError naming it. */
+   of the layout inside the observation (valuation/_knowledge.h); the observation's values
+   themselves are the kernel's to judge (valuation/knowledge.h, tt_see()). A bad argument
+   raises TypeError or ValueError naming it. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include <stddef.h>
-
+#include "game/_layout.h"
 #include "game/melds/_csolver.h"
 #include "learned/card_features.h"
 #include "util/pyargs.h"
+#include "valuation/_knowledge.h"
 
 /* ------------------------------------------------------------------ the Features type */
 
@@ -35,72 +37,6 @@ typedef struct {
     Py_ssize_t size; /* the length of the feature vector */
     int ready;       /* __init__ succeeded: p is complete */
 } FeaturesObject;
-
-/* The observation pieces the transform reads: name, where its offset goes, values per row. */
-typedef struct {
-    const char *name;
-    size_t field;
-    Py_ssize_t width;
-    int per_seat;
-} piece_spec;
-
-static const piece_spec PIECES[] = {
-    {"hand", offsetof(tt_cf_layout, hand), TT_CF_KINDS, 0},
-    {"drawn_upcard", offsetof(tt_cf_layout, drawn_upcard), TT_CF_KINDS, 0},
-    {"top_discard", offsetof(tt_cf_layout, top_discard), TT_CF_KINDS, 0},
-    {"discard_below", offsetof(tt_cf_layout, discard_below), TT_CF_KINDS, 0},
-    {"table", offsetof(tt_cf_layout, table), TT_CF_KINDS, 0},
-    {"wild_rank", offsetof(tt_cf_layout, wild_rank), TT_CF_RANKS, 0},
-    {"cards_dealt", offsetof(tt_cf_layout, cards_dealt), TT_CF_DEALT_SLOTS, 0},
-    {"rounds_left", offsetof(tt_cf_layout, rounds_left), 1, 0},
-    {"phase", offsetof(tt_cf_layout, phase), 2, 0},
-    {"final_turn", offsetof(tt_cf_layout, final_turn), 1, 0},
-    {"stock_size", offsetof(tt_cf_layout, stock_size), 1, 0},
-    {"turns_left", offsetof(tt_cf_layout, turns_left), 1, 0},
-    {"known", offsetof(tt_cf_layout, known), TT_CF_KINDS, 1},
-    {"hand_size", offsetof(tt_cf_layout, hand_size), 1, 1},
-    {"went_out", offsetof(tt_cf_layout, went_out), 1, 1},
-    {"score", offsetof(tt_cf_layout, score), 1, 1},
-    {"dealer", offsetof(tt_cf_layout, dealer), 1, 1},
-};
-
-/* Read the offsets of PIECES from `layout` (a mapping of piece names to slices), each piece a
-   slice of step 1 and of its length inside an observation of `size` values. */
-static int read_layout(PyObject *layout, Py_ssize_t size, int64_t seats, tt_cf_layout *lay) {
-    if (!PyMapping_Check(layout)) {
-        PyErr_Format(PyExc_TypeError,
-                     "layout must be a mapping of piece names to slices, not %.100s",
-                     Py_TYPE(layout)->tp_name);
-        return 0;
-    }
-    for (size_t i = 0; i < sizeof PIECES / sizeof PIECES[0]; i++) {
-        const piece_spec *piece = &PIECES[i];
-        PyObject *slice = PyMapping_GetItemString(layout, piece->name);
-        if (slice == NULL) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_ValueError, "layout has no piece %s", piece->name);
-            return 0;
-        }
-        Py_ssize_t start, stop, step;
-        int ok = PySlice_Check(slice) && PySlice_Unpack(slice, &start, &stop, &step) == 0;
-        Py_DECREF(slice);
-        if (!ok) {
-            PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "layout[%s] must be a slice", piece->name);
-            return 0;
-        }
-        Py_ssize_t length = piece->width * (piece->per_seat ? (Py_ssize_t)seats : 1);
-        if (step != 1 || start < 0 || stop > size || stop - start != length) {
-            PyErr_Format(PyExc_ValueError,
-                         "layout[%s] must be %zd values inside the observation's %zd "
-                         "(start %zd, stop %zd, step %zd)",
-                         piece->name, length, size, start, stop, step);
-            return 0;
-        }
-        *(int64_t *)((char *)lay + piece->field) = start;
-    }
-    return 1;
-}
 
 /* Copy a neighbour table ((53, width) int64, every entry a card kind or TT_CF_NONE). */
 static int read_neighbours(PyObject *obj, const char *what, tt_cf_neighbours *table) {
@@ -131,21 +67,6 @@ static int read_neighbours(PyObject *obj, const char *what, tt_cf_neighbours *ta
     }
     PyBuffer_Release(&view);
     return ok;
-}
-
-static int read_deck(PyObject *obj, int64_t *deck) {
-    Py_buffer view;
-    if (!tt_get_vector(obj, &view, "deck", "i", 8, TT_CF_KINDS, 0)) return 0;
-    memcpy(deck, view.buf, TT_CF_KINDS * sizeof(int64_t));
-    PyBuffer_Release(&view);
-    for (int k = 0; k < TT_CF_KINDS; k++) {
-        if (deck[k] < 0 || deck[k] > TT_CF_MAX_COUNT || (k == 0 && deck[k] < 1)) {
-            PyErr_Format(PyExc_ValueError, "deck[%d] is %lld: copies in play must be %d..%d", k,
-                         (long long)deck[k], k == 0 ? 1 : 0, TT_CF_MAX_COUNT);
-            return 0;
-        }
-    }
-    return 1;
 }
 
 static int read_rank(PyObject *obj, double *rank) {
@@ -193,7 +114,7 @@ static void Features_dealloc(FeaturesObject *self) {
 
 static int Features_init(FeaturesObject *self, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"kernels",
-                               "layout",
+                               "starts",
                                "observation_size",
                                "seats",
                                "deck",
@@ -207,46 +128,36 @@ static int Features_init(FeaturesObject *self, PyObject *args, PyObject *kwargs)
                                "candidates",
                                "margin",
                                NULL};
-    PyObject *kernels, *layout, *deck, *rank, *same, *near1, *near2;
-    Py_ssize_t observation_size;
-    long long seats, max_cards, candidates, margin;
+    PyObject *kernels, *starts, *observation_size, *seats, *deck, *rank, *same, *near1, *near2;
+    long long max_cards, candidates, margin;
     int ddu, lookahead;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOn$LOOOOOLppLL:Features", keywords, &kernels,
-                                     &layout, &observation_size, &seats, &deck, &rank, &same,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO$OOOOOOLppLL:Features", keywords, &kernels,
+                                     &starts, &observation_size, &seats, &deck, &rank, &same,
                                      &near1, &near2, &max_cards, &ddu, &lookahead, &candidates,
                                      &margin))
         return -1;
     self->ready = 0; /* until every argument is read (__init__ may be called again) */
     for (int i = 0; i < TT_CF_RANKS; i++) Py_CLEAR(self->kernels[i]);
     memset(&self->p, 0, sizeof self->p);
-    if (seats < 1 || seats > TT_CF_MAX_SEATS) {
-        PyErr_Format(PyExc_ValueError, "seats must be 1..%d, not %lld", TT_CF_MAX_SEATS, seats);
-        return -1;
-    }
     if (max_cards < 1 || max_cards > TT_MAX_HAND) {
         PyErr_Format(PyExc_ValueError, "max_cards must be 1..%d, not %lld", TT_MAX_HAND, max_cards);
         return -1;
     }
-    if (observation_size < 0) {
-        PyErr_SetString(PyExc_ValueError, "observation_size must be >= 0");
-        return -1;
-    }
     tt_cf_params *p = &self->p;
-    p->seats = seats;
     p->max_cards = max_cards;
     p->discard_drawn_upcard = ddu;
     p->lookahead = lookahead;
     p->candidates = candidates;
     p->margin = margin;
-    if (!read_layout(layout, observation_size, seats, &p->lay) || !read_deck(deck, p->deck) ||
+    if (!tt_get_observer(starts, observation_size, seats, deck, &p->observer) ||
         !read_rank(rank, p->rank) || !read_neighbours(same, "same", &p->neighbours[0]) ||
         !read_neighbours(near1, "near1", &p->neighbours[1]) ||
         !read_neighbours(near2, "near2", &p->neighbours[2]) || !read_kernels(kernels, self)) {
         for (int i = 0; i < TT_CF_RANKS; i++) Py_CLEAR(self->kernels[i]);
         return -1;
     }
-    self->observation_size = observation_size;
-    self->size = (Py_ssize_t)tt_cf_size(seats);
+    self->observation_size = p->observer.layout.size;
+    self->size = (Py_ssize_t)tt_cf_size(p->observer.num_players);
     self->ready = 1;
     return 0;
 }
@@ -305,11 +216,12 @@ static PyGetSetDef Features_getset[] = {
 };
 
 PyDoc_STRVAR(Features_doc,
-             "Features(kernels, layout, observation_size, *, seats, deck, rank, same, near1,\n"
+             "Features(kernels, starts, observation_size, *, seats, deck, rank, same, near1,\n"
              "         near2, max_cards, discard_drawn_upcard, lookahead, candidates, margin)\n\n"
              "The card-features transform of one CardFeatures, compiled. kernels: the solver\n"
-             "Kernels of wild ranks 1..13; layout: the observation's piece names -> slices;\n"
-             "deck: copies of each kind in play (int64, 53); rank: the rank column (float64,\n"
+             "Kernels of wild ranks 1..13; starts, observation_size: the observation's layout\n"
+             "(piece_starts(seats, PIECES)); deck: copies of each kind in play (53 integers);\n"
+             "rank: the rank column (float64,\n"
              "53); same, near1, near2: the neighbour tables (int64, (53, width), padded\n"
              "with 53).");
 
@@ -366,6 +278,12 @@ PyMODINIT_FUNC PyInit__cfeatures(void) {
     Py_INCREF(&FeaturesType);
     if (PyModule_AddObject(module, "Features", (PyObject *)&FeaturesType) < 0) {
         Py_DECREF(&FeaturesType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    PyObject *pieces = tt_piece_names();
+    if (pieces == NULL || PyModule_AddObject(module, "PIECES", pieces) < 0) {
+        Py_XDECREF(pieces);
         Py_DECREF(module);
         return NULL;
     }

@@ -10,8 +10,10 @@
    rounded to float32 when stored; one-hots are read as np.argmax reads them. Any observation
    of a game gets an answer; tt_card_features() leaves an observation to the definition
    (answers 0) when the solver's kernel cannot certify a value, when a count in it is not a
-   whole number of copies 0..255 (tt_cf_read_counts()), or when a hand to discard from is empty
-   (the definition raises there).
+   whole number of copies 0..255 (valuation/knowledge.h, tt_see()), or when a hand to discard
+   from is empty (the definition raises there). What the seat knows (its hand, the unseen cards,
+   what each seat is known to hold, the discards allowed, the expected penalty after a draw) is
+   valuation/knowledge.h's.
 
    The vector is [card table (53 rows of TT_CF_CARD_WIDTH), global values (TT_CF_GLOBAL_WIDTH),
    TT_CF_SEAT_WIDTH per seat]; the column names and their order are tt_env/learned/_layout.py's,
@@ -25,16 +27,14 @@
 #include <string.h>
 
 #include "game/melds/solver.h"
+#include "valuation/knowledge.h"
 
 #define TT_CF_KINDS 53 /* card kinds; 52 is the joker */
 #define TT_CF_NONE 53  /* the padding of the neighbour tables: no card */
 #define TT_CF_RANKS 13
-#define TT_CF_MAX_SEATS 8      /* Rules: 2..8 players */
 #define TT_CF_MAX_NEIGHBOURS 4 /* widest neighbour table taken (the transform's are 3, 2, 2) */
-#define TT_CF_MAX_COUNT 255    /* the largest count of one kind taken (a hand is uint8 counts) */
 #define TT_CF_MIN_CARDS_DEALT 3
 #define TT_CF_DEALT_SLOTS 13
-#define TT_CF_BIG ((int64_t)1 << 40) /* "no value yet" in a minimum over discard values */
 
 /* The card table's columns: X(identifier, name in CARD_FEATURES). */
 #define TT_CF_CARD_COLUMNS(X)     \
@@ -115,17 +115,6 @@ enum { TT_CF_SEAT_VALUES(TT_CF_ENUM_S) TT_CF_SEAT_WIDTH };
 
 _Static_assert(TT_G_DEALT_15 - TT_G_DEALT_3 + 1 == TT_CF_DEALT_SLOTS, "one slot per deal");
 
-/* Where the pieces read here start in the observation vector (tt_env.encoding.observation);
-   per-seat pieces have one row per seat, the observer's first. */
-typedef struct {
-    int64_t hand, drawn_upcard, top_discard, discard_below, table;  /* 53 each */
-    int64_t wild_rank;                                              /* 13: one-hot, A..K */
-    int64_t cards_dealt;                                            /* TT_CF_DEALT_SLOTS */
-    int64_t rounds_left, phase, final_turn, stock_size, turns_left; /* phase: 2, others 1 */
-    int64_t known;                                                  /* 53 per seat */
-    int64_t hand_size, went_out, score, dealer;                     /* 1 per seat */
-} tt_cf_layout;
-
 /* For each card kind, the kinds it counts (the same rank in the other suits, the suited
    neighbours one or two ranks away), padded with TT_CF_NONE. */
 typedef struct {
@@ -135,9 +124,7 @@ typedef struct {
 
 /* Everything the transform reads besides the observation: fixed for one CardFeatures. */
 typedef struct {
-    tt_cf_layout lay;
-    int64_t seats;                        /* players, 1..TT_CF_MAX_SEATS */
-    int64_t deck[TT_CF_KINDS];            /* copies of each kind in play (deck[0]: the decks) */
+    tt_observer observer;                 /* the layout, the seats, the copies in play */
     double rank[TT_CF_KINDS];             /* the rank column, as the definition computes it */
     tt_cf_neighbours neighbours[3];       /* same rank, one rank away, two ranks away */
     int64_t max_cards;                    /* the largest deal (hand_size is scaled by it + 1) */
@@ -151,20 +138,6 @@ typedef struct {
 /* The length of the feature vector for `seats` players. */
 static int64_t tt_cf_size(int64_t seats) {
     return TT_CF_KINDS * TT_CF_CARD_WIDTH + TT_CF_GLOBAL_WIDTH + TT_CF_SEAT_WIDTH * seats;
-}
-
-/* The observation's counts as the definition reads them, np.rint (half to even) of float32.
-   A value whose rounding is not in 0..TT_CF_MAX_COUNT (negative, huge, inf, NaN) makes it
-   answer 0: converting it to an integer would be undefined behaviour in C, and no observation
-   of a game holds one, so the numpy definition decides what it means (rejecting rather than
-   clamping keeps the compiled path to the numbers the definition gives). */
-static int tt_cf_read_counts(const float *from, int64_t count, int64_t *to) {
-    for (int64_t i = 0; i < count; i++) {
-        float r = rintf(from[i]);
-        if (!(r >= 0.0f && r <= (float)TT_CF_MAX_COUNT)) return 0; /* NaN fails too */
-        to[i] = (int64_t)r;
-    }
-    return 1;
 }
 
 /* Whether candidate discard a comes before b: the definition's order, fewest penalty after the
@@ -192,34 +165,15 @@ static int64_t tt_cf_candidates(const int64_t *dv, const int64_t *par, int64_t b
     return m;
 }
 
-/* The expected fewest penalty of `hand` after one draw among `unseen` (total > 0 copies) and
-   its best discard; -1 when the kernel cannot certify it. */
-static double tt_cf_expected_after_draw(const tt_solver *S, const uint8_t *hand,
-                                        const int64_t *unseen, int64_t total) {
-    int64_t after[TT_CF_KINDS], dv[TT_CF_KINDS];
-    if (tt_after_draw_values(S, hand, unseen, after, dv) < 0) return -1.0;
-    int64_t acc = 0;
-    for (int64_t x = 0; x < TT_CF_KINDS; x++) {
-        if (unseen[x] > 0) {
-            if (after[x] < 0) return -1.0;
-            acc += after[x] * unseen[x];
-        }
-    }
-    return (double)acc / (double)total;
-}
-
 /* The discard phase's values (held cards, the best discard, the lookahead); 0 when the
    kernel cannot certify one. `now` is the hand's penalty. */
-static int tt_cf_discard_phase(const tt_cf_params *P, const tt_solver *S, const uint8_t *hand,
-                               const int64_t *unseen, int64_t drawn, int final_turn, int64_t now,
-                               float *cards, float *g) {
+static int tt_cf_discard_phase(const tt_cf_params *P, const tt_solver *S, const tt_seen *seen,
+                               int64_t now, float *cards, float *g) {
+    const uint8_t *hand = seen->hand;
     int64_t dv[TT_CF_KINDS];
     if (tt_discard_values(S, hand, dv) < 0) return 0;
-    /* The card just taken from the discard pile may not go straight back (unless
-       discard_drawn_upcard, or another copy is held). */
-    int64_t banned = -1;
-    if (drawn >= 0 && !P->discard_drawn_upcard && hand[drawn] < 2) banned = drawn;
-    int64_t allowed = 0, best = TT_CF_BIG;
+    int64_t banned = tt_banned_discard(P->discard_drawn_upcard, hand, seen->drawn_upcard);
+    int64_t allowed = 0, best = TT_BIG;
     for (int64_t k = 0; k < TT_CF_KINDS; k++) {
         if (dv[k] == -1) return 0;
         if (dv[k] >= 0 && k != banned) {
@@ -232,7 +186,7 @@ static int tt_cf_discard_phase(const tt_cf_params *P, const tt_solver *S, const 
             if (dv[k] >= 0 && dv[k] < best) best = dv[k];
         banned = -1;
     }
-    if (best == TT_CF_BIG) return 0; /* nothing held, nothing to discard: no game gets here */
+    if (best == TT_BIG) return 0; /* nothing held, nothing to discard: no game gets here */
     g[TT_G_BEST_AFTER] = (float)((double)best / 25.0);
     g[TT_G_CAN_OUT] = best == 0 ? 1.0f : 0.0f;
     for (int64_t k = 0; k < TT_CF_KINDS; k++) {
@@ -245,9 +199,7 @@ static int tt_cf_discard_phase(const tt_cf_params *P, const tt_solver *S, const 
         row[TT_C_GOES_OUT] = dv[k] == 0 ? 1.0f : 0.0f;
         row[TT_C_SAVING] = (float)(((double)now - p) / 10.0);
     }
-    int64_t total = 0;
-    for (int64_t k = 0; k < TT_CF_KINDS; k++) total += unseen[k];
-    if (!P->lookahead || final_turn || best == 0 || total <= 0) return 1;
+    if (!P->lookahead || seen->final_turn || best == 0 || seen->unseen_total <= 0) return 1;
 
     int64_t kinds[TT_CF_KINDS];
     int64_t m = tt_cf_candidates(dv, S->par, banned, kinds);
@@ -260,9 +212,10 @@ static int tt_cf_discard_phase(const tt_cf_params *P, const tt_solver *S, const 
         if (dv[k] - best > P->margin) break;
         memcpy(less, hand, TT_CF_KINDS);
         less[k] -= 1;
-        double expected = tt_cf_expected_after_draw(S, less, unseen, total);
-        if (expected < 0.0) return 0;
-        cards[k * TT_CF_CARD_WIDTH + TT_C_LOOK] = (float)(((double)dv[k] - expected) / 10.0);
+        tt_expectation expected = tt_expected_after_draw(S, less, seen->unseen);
+        if (!expected.certified) return 0;
+        cards[k * TT_CF_CARD_WIDTH + TT_C_LOOK] = (float)(((double)dv[k] - expected.penalty) /
+                                                          10.0);
         cards[k * TT_CF_CARD_WIDTH + TT_C_CANDIDATE] = 1.0f;
     }
     return 1;
@@ -270,56 +223,36 @@ static int tt_cf_discard_phase(const tt_cf_params *P, const tt_solver *S, const 
 
 /* The draw phase's values (what each draw gains, the stock on average, the top discard); 0
    when the kernel cannot certify one. */
-static int tt_cf_draw_phase(const tt_cf_params *P, const tt_solver *S, const uint8_t *hand,
-                            const int64_t *unseen, int64_t top, int64_t now, float *cards,
-                            float *g) {
+static int tt_cf_draw_phase(const tt_cf_params *P, const tt_solver *S, const tt_seen *seen,
+                            int64_t now, float *cards, float *g) {
+    const uint8_t *hand = seen->hand;
+    const int64_t *unseen = seen->unseen;
+    const int64_t top = seen->top_discard;
     int64_t weights[TT_CF_KINDS], after[TT_CF_KINDS], dv[TT_CF_KINDS];
     memcpy(weights, unseen, sizeof weights);
     if (top >= 0) weights[top] += 1; /* valued too (draw_gain), though not a stock draw */
     if (tt_after_draw_values(S, hand, weights, after, dv) < 0) return 0;
-    int64_t total = 0, acc = 0;
     for (int64_t x = 0; x < TT_CF_KINDS; x++) {
         if (weights[x] > 0) {
             if (after[x] < 0) return 0;
             cards[x * TT_CF_CARD_WIDTH + TT_C_DRAW_GAIN] = (float)((double)(now - after[x]) / 10.0);
-            acc += after[x] * unseen[x];
         }
-        total += unseen[x];
     }
-    if (total > 0) g[TT_G_STOCK] = (float)(((double)now - (double)acc / (double)total) / 10.0);
+    if (seen->unseen_total > 0)
+        g[TT_G_STOCK] =
+            (float)(((double)now - tt_mean_over_unseen(after, unseen, seen->unseen_total)) / 10.0);
     if (top < 0) return 1;
     g[TT_G_CAN_TAKE] = 1.0f;
     int64_t take;
-    if (P->discard_drawn_upcard || hand[top] > 0) {
-        take = after[top];
-    } else { /* the best discard but the card just taken (unless it is all there is) */
-        uint8_t more[TT_CF_KINDS];
-        memcpy(more, hand, TT_CF_KINDS);
-        more[top] += 1;
-        if (tt_discard_values(S, more, dv) < 0) return 0;
-        int64_t any = TT_CF_BIG;
-        take = TT_CF_BIG;
-        for (int64_t k = 0; k < TT_CF_KINDS; k++) {
-            if (dv[k] == -1) return 0;
-            if (dv[k] < 0) continue;
-            if (dv[k] < any) any = dv[k];
-            if (k != top && dv[k] < take) take = dv[k];
-        }
-        if (take == TT_CF_BIG) take = any;
+    if (tt_upcard_may_go(P->discard_drawn_upcard, hand[top] + 1)) {
+        take = after[top]; /* the best discard of all: valued with the draws */
+    } else {
+        tt_penalty taken = tt_take_penalty(S, hand, top, P->discard_drawn_upcard);
+        if (!taken.certified) return 0;
+        take = taken.penalty;
     }
     g[TT_G_TAKE] = (float)((double)(now - take) / 10.0);
     return 1;
-}
-
-/* np.argmax of `count` float32 values: the first of the largest, or the first NaN (numpy
-   takes NaN for the largest). */
-static int64_t tt_cf_argmax(const float *v, int64_t count) {
-    int64_t at = 0;
-    for (int64_t i = 0; i < count; i++) {
-        if (isnan(v[i])) return i;
-        if (v[i] > v[at]) at = i;
-    }
-    return at;
 }
 
 /* The sum of the counts of `table`'s kinds for card kind k in `counts` (capped at `cap` each),
@@ -334,48 +267,31 @@ static double tt_cf_sum_near(const tt_cf_neighbours *table, int64_t k, const int
     return sum;
 }
 
-/* Fill `out` (tt_cf_size(P->seats) values) with the features of the observation `obs` (laid
-   out as P->lay says); 1 on success, 0 when the numpy definition must answer instead (see the
-   top of this file). */
+/* Fill `out` (tt_cf_size(P->observer.num_players) values) with the features of the observation
+   `obs` (laid out as P->observer says); 1 on success, 0 when the numpy definition must answer
+   instead (see the top of this file). */
 static int tt_card_features(const tt_cf_params *P, const float *obs, float *out) {
-    const tt_cf_layout *L = &P->lay;
-    const int64_t n = P->seats;
+    const tt_observer *O = &P->observer;
+    const int *at = O->layout.start;
+    const int64_t n = O->num_players;
     const int64_t size = tt_cf_size(n);
     for (int64_t i = 0; i < size; i++) out[i] = 0.0f;
     float *cards = out;
     float *g = out + TT_CF_KINDS * TT_CF_CARD_WIDTH;
 
-    int64_t held[TT_CF_KINDS], below[TT_CF_KINDS], table[TT_CF_KINDS];
-    int64_t known[TT_CF_MAX_SEATS][TT_CF_KINDS];
-    if (!tt_cf_read_counts(obs + L->hand, TT_CF_KINDS, held) ||
-        !tt_cf_read_counts(obs + L->discard_below, TT_CF_KINDS, below) ||
-        !tt_cf_read_counts(obs + L->table, TT_CF_KINDS, table))
-        return 0;
-    for (int64_t s = 0; s < n; s++)
-        if (!tt_cf_read_counts(obs + L->known + s * TT_CF_KINDS, TT_CF_KINDS, known[s])) return 0;
-    uint8_t hand[TT_CF_KINDS];
-    for (int64_t k = 0; k < TT_CF_KINDS; k++) hand[k] = (uint8_t)held[k];
-
-    const int64_t w = tt_cf_argmax(obs + L->wild_rank, TT_CF_RANKS); /* wild rank - 1 */
+    tt_seen seen;
+    if (!tt_see(O, obs, &seen).ok) return 0;
+    const uint8_t *hand = seen.hand;
+    const int64_t *below = seen.discard_below, *table = seen.on_table, *unseen = seen.unseen;
+    const int64_t(*known)[TT_KNOW_KINDS] = seen.known;
+    int64_t held[TT_CF_KINDS];
+    for (int64_t k = 0; k < TT_CF_KINDS; k++) held[k] = hand[k];
+    const int64_t w = seen.wild; /* wild rank - 1 */
     const tt_solver *S = P->solver[w];
     const int64_t *par = S->par;
-    int64_t top = -1, drawn = -1;
-    for (int64_t k = 0; k < TT_CF_KINDS; k++) {
-        if (top < 0 && obs[L->top_discard + k] != 0.0f) top = k;
-        if (drawn < 0 && obs[L->drawn_upcard + k] != 0.0f) drawn = k;
-    }
-    /* Unseen: the copies in play less the hand, the whole discard pile, the table and what the
-       others are known to hold (in the stock or in hidden hands). */
-    int64_t unseen[TT_CF_KINDS];
-    for (int64_t k = 0; k < TT_CF_KINDS; k++) {
-        int64_t u = P->deck[k] - held[k] - below[k] - table[k] - (k == top ? 1 : 0);
-        for (int64_t s = 1; s < n; s++) u -= known[s][k];
-        unseen[k] = u > 0 ? u : 0;
-    }
-    const int draw_phase = obs[L->phase] > 0.5f;
-    const int discard_phase = obs[L->phase + 1] > 0.5f;
-    const int final_turn = obs[L->final_turn] > 0.5f;
-    const double decks = (double)P->deck[0];
+    const int draw_phase = seen.draw_phase;
+    const int discard_phase = seen.discard_phase;
+    const double decks = (double)O->deck[0];
 
     /* The card table. */
     const tt_cf_neighbours *same = &P->neighbours[0];
@@ -384,8 +300,8 @@ static int tt_card_features(const tt_cf_params *P, const float *obs, float *out)
     for (int64_t k = 0; k < TT_CF_KINDS; k++) {
         float *row = cards + k * TT_CF_CARD_WIDTH;
         row[TT_C_HELD] = (float)hand[k];
-        row[TT_C_DRAWN] = obs[L->drawn_upcard + k];
-        row[TT_C_TOP] = obs[L->top_discard + k];
+        row[TT_C_DRAWN] = obs[at[TT_PIECE_DRAWN_UPCARD] + k];
+        row[TT_C_TOP] = obs[at[TT_PIECE_TOP_DISCARD] + k];
         row[TT_C_UNSEEN] = (float)((double)unseen[k] / decks);
         row[TT_C_DISCARDED] = (float)((double)below[k] / decks);
         row[TT_C_TABLE] = (float)((double)table[k] / decks);
@@ -426,9 +342,8 @@ static int tt_card_features(const tt_cf_params *P, const float *obs, float *out)
         if (now < 0) return 0;
         g[TT_G_PENALTY] = (float)((double)now / 25.0);
         if (discard_phase) {
-            if (!tt_cf_discard_phase(P, S, hand, unseen, drawn, final_turn, now, cards, g))
-                return 0;
-        } else if (!tt_cf_draw_phase(P, S, hand, unseen, top, now, cards, g)) {
+            if (!tt_cf_discard_phase(P, S, &seen, now, cards, g)) return 0;
+        } else if (!tt_cf_draw_phase(P, S, &seen, now, cards, g)) {
             return 0;
         }
     }
@@ -436,24 +351,25 @@ static int tt_card_features(const tt_cf_params *P, const float *obs, float *out)
     /* The global values and the seats. */
     g[TT_G_DRAW_PHASE] = draw_phase ? 1.0f : 0.0f;
     g[TT_G_DISCARD_PHASE] = discard_phase ? 1.0f : 0.0f;
-    g[TT_G_FINAL] = final_turn ? 1.0f : 0.0f;
-    for (int64_t i = 0; i < TT_CF_DEALT_SLOTS; i++) g[TT_G_DEALT_3 + i] = obs[L->cards_dealt + i];
-    int64_t dealt = tt_cf_argmax(obs + L->cards_dealt, TT_CF_DEALT_SLOTS);
+    g[TT_G_FINAL] = seen.final_turn ? 1.0f : 0.0f;
+    for (int64_t i = 0; i < TT_CF_DEALT_SLOTS; i++)
+        g[TT_G_DEALT_3 + i] = obs[at[TT_PIECE_CARDS_DEALT] + i];
+    int64_t dealt = tt_argmax(obs + at[TT_PIECE_CARDS_DEALT], TT_CF_DEALT_SLOTS);
     g[TT_G_DEALT] = (float)((double)(dealt + TT_CF_MIN_CARDS_DEALT) / 13.0);
-    g[TT_G_ROUNDS] = obs[L->rounds_left];
-    g[TT_G_STOCK_SIZE] = obs[L->stock_size];
-    g[TT_G_TURNS] = obs[L->turns_left];
-    const float score0 = obs[L->score];
+    g[TT_G_ROUNDS] = obs[at[TT_PIECE_ROUNDS_LEFT]];
+    g[TT_G_STOCK_SIZE] = obs[at[TT_PIECE_STOCK_SIZE]];
+    g[TT_G_TURNS] = obs[at[TT_PIECE_TURNS_LEFT]];
+    const float score0 = obs[at[TT_PIECE_SCORE]];
     const float cards_max = (float)(P->max_cards + 1);
     for (int64_t s = 0; s < n; s++) {
         float *seat = g + TT_CF_GLOBAL_WIDTH + TT_CF_SEAT_WIDTH * s;
-        seat[TT_S_SIZE] = obs[L->hand_size + s] / cards_max; /* float32 / float32 */
-        seat[TT_S_OUT] = obs[L->went_out + s];
-        seat[TT_S_SCORE] = obs[L->score + s] - score0; /* float32 - float32 */
+        seat[TT_S_SIZE] = obs[at[TT_PIECE_HAND_SIZE] + s] / cards_max; /* float32 / float32 */
+        seat[TT_S_OUT] = obs[at[TT_PIECE_WENT_OUT] + s];
+        seat[TT_S_SCORE] = obs[at[TT_PIECE_SCORE] + s] - score0; /* float32 - float32 */
         int64_t total = 0;
         for (int64_t k = 0; k < TT_CF_KINDS; k++) total += known[s][k];
         seat[TT_S_KNOWN] = (float)((double)total / 10.0);
-        seat[TT_S_DEALER] = obs[L->dealer + s];
+        seat[TT_S_DEALER] = obs[at[TT_PIECE_DEALER] + s];
     }
     return 1;
 }

@@ -70,7 +70,12 @@ from typing import Any
 
 import numpy as np
 
-from tt_env.encoding.observation import CARDS_DEALT_SLOTS, MIN_CARDS_DEALT, observation_layout
+from tt_env.encoding.observation import (
+    CARDS_DEALT_SLOTS,
+    MIN_CARDS_DEALT,
+    observation_layout,
+    piece_starts,
+)
 from tt_env.game.cards import JOKER, NUM_KINDS, NUM_RANKS
 from tt_env.game.melds import kernel_of, solver_config
 from tt_env.game.rules import Rules
@@ -247,10 +252,11 @@ class CardFeatures:
                 "tt_env/learned/_layout.py: rebuild it (pip install -e .)"
             )
         rules = self.rules
+        starts, size = piece_starts(self.num_players, _cfeatures.PIECES)
         return _cfeatures.Features(
             [kernel.c for kernel in kernels],
-            self._slices,
-            self.layout.size,
+            starts,
+            size,
             seats=self.num_players,
             deck=deck_counts(rules),
             rank=self._rank,

@@ -1,35 +1,142 @@
-/* tt_env.valuation._crule: the expected-penalty rule (the play of `counting`), compiled
-   (rule.h).
+/* tt_env.valuation._crule: what a seat knows (knowledge.h) and the expected-penalty rule (the
+   play of `counting`, rule.h), compiled.
 
-   Rule(kernels, layout, observation_size, *, num_players, deck, discard_drawn_upcard,
-   lookahead, feed_cost, wild_feed_cost, candidates, margin) holds the rule's parameters, where
-   the pieces it reads sit in the observation (`layout`: PIECES -> offset) and the solver
-   Kernels of wild ranks 1..13 (tt_env.game.melds._csolver); tt_env.valuation.heuristics
+   Both are built on the observation's layout as tt_env.encoding.observation.piece_starts(
+   num_players, PIECES) gives it (the starts of the pieces in the order of PIECES, and the
+   vector's size) and the copies of each card kind in play (`deck`, 53 integers).
+
+   Observer(starts, observation_size, *, num_players, deck) decodes observations:
+   Observer.see(observation, out) writes what the seat knows into `out` (int64, `size` values:
+   hand, discard_below, on_table, unseen, then `known` (num_players rows of 53), then
+   top_discard, drawn_upcard, wild_rank, draw_phase, discard_phase, final_turn) and says whether
+   it could (False: a count is not a whole number of copies 0..255); tt_env.valuation.values
+   (Valuation.see) reads it.
+
+   Rule(kernels, starts, observation_size, *, num_players, deck, discard_drawn_upcard,
+   lookahead, feed_cost, wild_feed_cost, candidates, margin) holds the rule's parameters and the
+   solver Kernels of wild ranks 1..13 (tt_env.game.melds._csolver); tt_env.valuation.heuristics
    builds it (CompiledExpectedPenalty). Rule.decide(observation, mask) is the rule's action for
    the seat whose observation and action mask these are, -1 when the solver cannot certify a
    value it needs (the Python rule then decides); afterwards `shortlist`, `take` and `now` say
    what it weighed.
 
    Nothing reaches the C code unchecked: the arrays through the buffer protocol (element type,
-   length, C order; no numpy at build time), every piece of the layout inside the observation,
-   and every count the rule reads from an observation (a whole number of cards, 0..255). A bad
-   argument raises TypeError or ValueError naming it. */
+   length, C order; no numpy at build time), every piece of the layout inside the observation
+   (game/_layout.h), and every count read from an observation (a whole number of cards,
+   0..255). A bad argument raises TypeError or ValueError naming it. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "game/_layout.h"
 #include "game/melds/_csolver.h"
 #include "util/pyargs.h"
 #include "valuation/_crule.h"
+#include "valuation/_knowledge.h"
+#include "valuation/knowledge.h"
 #include "valuation/rule.h"
 
-#define MAX_COPIES 255 /* a count of cards the rule reads (a hand is uint8 counts) */
+/* Decode `obs` into `seen`: 0 with a ValueError naming the first count that is not one. */
+static int see_checked(const tt_observer *O, const float *obs, tt_seen *seen) {
+    tt_reading reading = tt_see(O, obs, seen);
+    if (reading.ok) return 1;
+    char what[80];
+    snprintf(what, sizeof what, "observation[%lld] (the piece '%s')", (long long)reading.at,
+             tt_piece_name(reading.piece));
+    tt_bad_number(what, "a count of cards 0..255", obs[reading.at]);
+    return 0;
+}
 
-/* The pieces of the observation the rule reads, and their widths (per seat for `known`). */
-static const char *const PIECES[] = {"hand",      "top_discard", "discard_below", "table",
-                                     "wild_rank", "phase",       "final_turn",    "known"};
-static const Py_ssize_t PIECE_WIDTHS[] = {53, 53, 53, 53, 13, 1, 1, 53};
-#define NUM_PIECES 8
+/* ------------------------------------------------------------------ Observer */
+
+typedef struct {
+    PyObject_HEAD
+    tt_observer observer;
+    Py_ssize_t size; /* the values see() writes */
+} ObserverObject;
+
+static PyObject *Observer_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    static char *names[] = {"starts", "observation_size", "num_players", "deck", NULL};
+    PyObject *starts, *size, *players, *deck;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO$OO:Observer", names, &starts, &size, &players,
+                                     &deck))
+        return NULL;
+    ObserverObject *self = (ObserverObject *)type->tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    if (!tt_get_observer(starts, size, players, deck, &self->observer)) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->size = (Py_ssize_t)(TT_KNOW_KINDS * (4 + self->observer.num_players) + 6);
+    return (PyObject *)self;
+}
+
+/* see(observation, out): what the seat knows into out; False when a count is not one. */
+static PyObject *Observer_see(ObserverObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "see() takes 2 arguments (observation, out), %zd given",
+                     nargs);
+        return NULL;
+    }
+    Py_buffer obs, out;
+    if (!tt_get_vector(args[0], &obs, "observation", "f", 4, self->observer.layout.size, 0))
+        return NULL;
+    if (!tt_get_vector(args[1], &out, "out", "i", 8, self->size, 1)) {
+        PyBuffer_Release(&obs);
+        return NULL;
+    }
+    tt_seen seen;
+    tt_reading reading = tt_see(&self->observer, obs.buf, &seen);
+    if (reading.ok) {
+        int64_t *o = out.buf;
+        const int64_t n = self->observer.num_players;
+        for (int k = 0; k < TT_KNOW_KINDS; k++) {
+            o[k] = seen.hand[k];
+            o[TT_KNOW_KINDS + k] = seen.discard_below[k];
+            o[2 * TT_KNOW_KINDS + k] = seen.on_table[k];
+            o[3 * TT_KNOW_KINDS + k] = seen.unseen[k];
+        }
+        o += 4 * TT_KNOW_KINDS;
+        for (int64_t s = 0; s < n; s++, o += TT_KNOW_KINDS)
+            memcpy(o, seen.known[s], sizeof seen.known[s]);
+        o[0] = seen.top_discard;
+        o[1] = seen.drawn_upcard;
+        o[2] = seen.wild + 1;
+        o[3] = seen.draw_phase;
+        o[4] = seen.discard_phase;
+        o[5] = seen.final_turn;
+    }
+    PyBuffer_Release(&obs);
+    PyBuffer_Release(&out);
+    return PyBool_FromLong(reading.ok);
+}
+
+static PyObject *Observer_get_size(ObserverObject *self, void *Py_UNUSED(closure)) {
+    return PyLong_FromSsize_t(self->size);
+}
+
+static PyMethodDef Observer_methods[] = {
+    {"see", (PyCFunction)(void (*)(void))Observer_see, METH_FASTCALL,
+     "see(observation, out) -> bool: what the seat whose observation (float32) this is knows, "
+     "into out (int64, size values; see the module); False when a count in it is not a whole "
+     "number of copies 0..255 (out then holds nothing of use)."},
+    {NULL},
+};
+
+static PyGetSetDef Observer_getset[] = {
+    {"size", (getter)Observer_get_size, NULL, "the values see() writes", NULL},
+    {NULL},
+};
+
+static PyTypeObject ObserverType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "tt_env.valuation._crule.Observer",
+    .tp_basicsize = sizeof(ObserverObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "What a seat knows from its observation, for one layout and deck (see the module).",
+    .tp_new = Observer_new,
+    .tp_methods = Observer_methods,
+    .tp_getset = Observer_getset,
+};
 
 /* ------------------------------------------------------------------ Rule */
 
@@ -37,8 +144,7 @@ typedef struct {
     PyObject_HEAD
     PyObject *kernels[13]; /* the solver Kernels of wild ranks 1..13 (references held) */
     tt_rule rule;
-    tt_observation lay;
-    Py_ssize_t observation_size;
+    tt_observer observer;
     tt_decision last; /* what the last decision weighed */
 } RuleObject;
 
@@ -69,103 +175,29 @@ static int set_kernels(RuleObject *self, PyObject *kernels) {
     return ok;
 }
 
-/* layout: PIECES -> offset in an observation of observation_size values; every piece must lie
-   inside it (num_players rows of `known`). */
-static int set_layout(RuleObject *self, PyObject *layout) {
-    if (!PyDict_Check(layout)) {
-        PyErr_Format(PyExc_TypeError, "layout must be a dict of piece offsets, not %.100s",
-                     Py_TYPE(layout)->tp_name);
-        return 0;
-    }
-    int64_t offsets[NUM_PIECES];
-    for (int i = 0; i < NUM_PIECES; i++) {
-        PyObject *value = PyDict_GetItemString(layout, PIECES[i]); /* borrowed */
-        if (value == NULL) {
-            PyErr_Format(PyExc_ValueError, "layout has no offset of the piece '%s'", PIECES[i]);
-            return 0;
-        }
-        Py_ssize_t width = PIECE_WIDTHS[i] * (i == NUM_PIECES - 1 ? self->lay.num_players : 1);
-        if (width > self->observation_size) {
-            PyErr_Format(PyExc_ValueError, "observation_size %zd cannot hold the piece '%s'",
-                         self->observation_size, PIECES[i]);
-            return 0;
-        }
-        char what[64];
-        snprintf(what, sizeof what, "layout['%s']", PIECES[i]);
-        if (!tt_get_int(value, 0, self->observation_size - width, &offsets[i], what)) return 0;
-    }
-    tt_observation *lay = &self->lay;
-    lay->hand = offsets[0];
-    lay->top_discard = offsets[1];
-    lay->discard_below = offsets[2];
-    lay->table = offsets[3];
-    lay->wild_rank = offsets[4];
-    lay->phase = offsets[5];
-    lay->final_turn = offsets[6];
-    lay->known = offsets[7];
-    return 1;
-}
-
-/* deck: the copies of each of the 53 card kinds in play. */
-static int set_deck(RuleObject *self, PyObject *deck) {
-    return tt_get_ints(deck, 53, 0, MAX_COPIES, self->lay.deck, "deck");
-}
-
 static PyObject *Rule_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    static char *names[] = {"kernels",     "layout",    "observation_size",
+    static char *names[] = {"kernels",     "starts",    "observation_size",
                             "num_players", "deck",      "discard_drawn_upcard",
                             "lookahead",   "feed_cost", "wild_feed_cost",
                             "candidates",  "margin",    NULL};
-    PyObject *kernels, *layout, *size, *players, *deck, *params[5];
+    PyObject *kernels, *starts, *size, *players, *deck, *params[5];
     int ddu;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO$OOpOOOOO:Rule", names, &kernels, &layout,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOO$OOpOOOOO:Rule", names, &kernels, &starts,
                                      &size, &players, &deck, &ddu, &params[0], &params[1],
                                      &params[2], &params[3], &params[4]))
         return NULL;
     RuleObject *self = (RuleObject *)type->tp_alloc(type, 0);
     if (self == NULL) return NULL;
     int64_t n;
-    if (!tt_get_int(size, 1, PY_SSIZE_T_MAX, &n, "observation_size") ||
-        !tt_get_int(players, 2, TT_MAX_SEATS, &self->lay.num_players, "num_players") ||
-        !tt_get_rule(params, ddu, &self->rule)) {
-        Py_DECREF(self);
-        return NULL;
-    }
-    self->observation_size = (Py_ssize_t)n;
-    if (!set_kernels(self, kernels) || !set_layout(self, layout) || !set_deck(self, deck)) {
+    if (!tt_get_int(players, 2, TT_MAX_SEATS, &n, "num_players") ||
+        !tt_get_rule(params, ddu, &self->rule) ||
+        !tt_get_observer(starts, size, players, deck, &self->observer) ||
+        !set_kernels(self, kernels)) {
         Py_DECREF(self);
         return NULL;
     }
     self->last.take = self->last.now = -1;
     return (PyObject *)self;
-}
-
-/* Every count the rule reads from `obs` (the hand, the discard pile below the top, the table,
-   what the other seats are known to hold) must round to a number of cards 0..255. */
-static int check_counts(const RuleObject *self, const float *obs) {
-    const tt_observation *lay = &self->lay;
-    struct {
-        const char *name;
-        int64_t at, width;
-    } read[] = {
-        {"hand", lay->hand, 53},
-        {"discard_below", lay->discard_below, 53},
-        {"table", lay->table, 53},
-        {"known", lay->known + 53, 53 * (lay->num_players - 1)},
-    };
-    for (size_t i = 0; i < sizeof read / sizeof *read; i++) {
-        for (int64_t j = 0; j < read[i].width; j++) {
-            double x = obs[read[i].at + j], r = rint(x);
-            if (!(r >= 0 && r <= MAX_COPIES)) {
-                char what[80];
-                snprintf(what, sizeof what, "observation[%lld] (the piece '%s')",
-                         (long long)(read[i].at + j), read[i].name);
-                tt_bad_number(what, "a count of cards 0..255", x);
-                return 0;
-            }
-        }
-    }
-    return 1;
 }
 
 /* decide(observation, mask): the rule's action (-1: not certified, ask the Python rule). */
@@ -176,18 +208,17 @@ static PyObject *Rule_decide(RuleObject *self, PyObject *const *args, Py_ssize_t
         return NULL;
     }
     Py_buffer obs, mask;
-    if (!tt_get_vector(args[0], &obs, "observation", "f", 4, self->observation_size, 0))
+    if (!tt_get_vector(args[0], &obs, "observation", "f", 4, self->observer.layout.size, 0))
         return NULL;
     if (!tt_get_vector(args[1], &mask, "mask", "iu?", 1, TT_NUM_ACTIONS, 0)) {
         PyBuffer_Release(&obs);
         return NULL;
     }
     PyObject *result = NULL;
-    if (check_counts(self, obs.buf)) {
-        int64_t wild_rank = tt_observed_wild_rank(&self->lay, obs.buf);
-        const tt_solver *S = &((tt_KernelObject *)self->kernels[wild_rank - 1])->s;
-        int64_t action = tt_decide_observation(S, &self->rule, &self->lay, obs.buf, mask.buf,
-                                               &self->last);
+    tt_seen seen;
+    if (see_checked(&self->observer, obs.buf, &seen)) {
+        const tt_solver *S = &((tt_KernelObject *)self->kernels[seen.wild])->s;
+        int64_t action = tt_decide_seen(S, &self->rule, &seen, mask.buf, &self->last);
         result = PyLong_FromLongLong(action);
     }
     PyBuffer_Release(&obs);
@@ -252,24 +283,31 @@ static PyTypeObject RuleType = {
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "tt_env.valuation._crule",
-    .m_doc = "The expected-penalty rule (the play of counting), compiled: see Rule.",
+    .m_doc = "What a seat knows (Observer) and the expected-penalty rule (Rule), compiled.",
     .m_size = -1,
 };
 
+/* Add `type` to `m` as `name`; -1 with an exception. */
+static int add_type(PyObject *m, PyTypeObject *type, const char *name) {
+    Py_INCREF(type);
+    if (PyModule_AddObject(m, name, (PyObject *)type) < 0) {
+        Py_DECREF(type);
+        return -1;
+    }
+    return 0;
+}
+
 PyMODINIT_FUNC PyInit__crule(void) {
-    if (PyType_Ready(&RuleType) < 0) return NULL;
+    if (PyType_Ready(&RuleType) < 0 || PyType_Ready(&ObserverType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
-    PyObject *pieces = Py_BuildValue("(ssssssss)", PIECES[0], PIECES[1], PIECES[2], PIECES[3],
-                                     PIECES[4], PIECES[5], PIECES[6], PIECES[7]);
+    PyObject *pieces = tt_piece_names();
     if (pieces == NULL || PyModule_AddObject(m, "PIECES", pieces) < 0) {
         Py_XDECREF(pieces);
         Py_DECREF(m);
         return NULL;
     }
-    Py_INCREF(&RuleType);
-    if (PyModule_AddObject(m, "Rule", (PyObject *)&RuleType) < 0) {
-        Py_DECREF(&RuleType);
+    if (add_type(m, &RuleType, "Rule") < 0 || add_type(m, &ObserverType, "Observer") < 0) {
         Py_DECREF(m);
         return NULL;
     }

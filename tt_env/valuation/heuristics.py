@@ -120,7 +120,7 @@ class CompiledExpectedPenalty:
     kernels are not built) or a hand it cannot certify: then ask the Python rule."""
 
     def __init__(self, rule: ExpectedPenalty, rules) -> None:
-        from tt_env.encoding.observation import observation_layout
+        from tt_env.encoding.observation import piece_starts
         from tt_env.game.melds import kernel_of, solver_config
 
         self.rule = rule
@@ -128,11 +128,11 @@ class CompiledExpectedPenalty:
         self.ok = _crule is not None and all(k is not None for k in kernels)
         if not self.ok:
             return
-        layout = observation_layout(rules.num_players)
+        starts, size = piece_starts(rules.num_players, _crule.PIECES)
         self._rule = _crule.Rule(
             [k.c for k in kernels],
-            {name: layout.slices[name].start for name in _crule.PIECES},
-            layout.size,
+            starts,
+            size,
             num_players=rules.num_players,
             deck=deck_counts(rules).tolist(),
             discard_drawn_upcard=bool(rules.discard_drawn_upcard),

@@ -8,10 +8,11 @@
 
    tt_decide() works on a seat's position (tt_position: its hand, the cards it has not seen,
    what the next seat is known to hold, the legal moves), so that the rollouts call it on a
-   simulated table; tt_decide_observation() reads the position from an observation vector and
-   an action mask first, as the agents do. Both make the Python rule's decisions, with its
-   sorts and tie-breaks; where the solver cannot certify a value they need they answer -1 and
-   the caller asks the Python rule. Tests check both on recorded positions.
+   simulated table; tt_decide_seen() takes the position from a decoded observation
+   (valuation/knowledge.h, tt_see(): what the seat knows) and an action mask, as the agents do.
+   Both make the Python rule's decisions, with its sorts and tie-breaks; where the solver cannot
+   certify a value they need they answer -1 and the caller asks the Python rule. Tests check
+   both on recorded positions.
 
    The rule, in short (the Python class has the full text):
    - draw: take the top discard when the penalty after taking it (and the best discard
@@ -33,6 +34,7 @@
 #include <string.h>
 
 #include "game/melds/solver.h"
+#include "valuation/knowledge.h"
 
 /* The values are float64 sums and products as in the Python rule, which compares them
    exactly: no fused multiply-add may change a rounding. gcc keeps them apart under -std=c11
@@ -48,8 +50,7 @@
 #define TT_GO_OUT_BASE 55 /* go out discarding kind k: 55 + k */
 #define TT_NUM_ACTIONS 108
 
-#define TT_BIG ((int64_t)1 << 40) /* above every penalty */
-#define TT_MAX_SEATS 8            /* Rules: 2..8 players */
+#define TT_MAX_SEATS 8 /* Rules: 2..8 players */
 
 /* The rule's parameters (ExpectedPenalty's fields) and the one rule option it reads. */
 typedef struct {
@@ -61,10 +62,9 @@ typedef struct {
     bool discard_drawn_upcard;
 } tt_rule;
 
-/* One seat about to move, as the rule sees it. The hand is changed during the call and put
-   back as it was. */
+/* One seat about to move, as the rule sees it. */
 typedef struct {
-    uint8_t *hand;             /* [53] */
+    const uint8_t *hand;       /* [53] */
     const int64_t *unseen;     /* [53] the copies it has not seen (stock or hidden hands) */
     const int64_t *next_known; /* [53] what the next seat is known to hold */
     int64_t top_discard;       /* -1: the discard pile is empty */
@@ -83,25 +83,6 @@ typedef struct {
     int64_t short_kind[53]; /* ... best first */
     double short_value[53];
 } tt_decision;
-
-/* The expected penalty of `hand` after one draw among `unseen` and its best discard
-   (valuation's expected_after_draw); -1.0 when the solver cannot certify it. */
-static double tt_expected(const tt_solver *S, const uint8_t *hand, const int64_t *unseen) {
-    int64_t after[53], dv[53];
-    int64_t total = 0;
-    for (int k = 0; k < 53; k++) total += unseen[k];
-    int64_t value = tt_after_draw_values(S, hand, unseen, after, dv);
-    if (value < 0) return -1.0;
-    if (total <= 0) return (double)value;
-    int64_t acc = 0;
-    for (int x = 0; x < 53; x++) {
-        if (unseen[x] > 0) {
-            if (after[x] < 0) return -1.0;
-            acc += after[x] * unseen[x];
-        }
-    }
-    return (double)acc / (double)total;
-}
 
 /* The feed cost of discarding kind k (heuristics.feed_cost): a wild card, or a card of a rank
    the next seat is known to collect, or of its suit within two ranks of one. */
@@ -132,32 +113,17 @@ static int64_t tt_decide_draw(const tt_solver *S, const tt_rule *rule, const tt_
                               tt_decision *out) {
     if (!pos->can_stock) return TT_TAKE;
     if (!pos->can_take || pos->top_discard < 0) return TT_STOCK;
-    uint8_t *hand = pos->hand;
-    int64_t top = pos->top_discard;
-    int64_t dv[53];
+    const uint8_t *hand = pos->hand;
     int64_t now = tt_evaluate(S, hand, TT_POINTS);
-    /* the card taken may not go straight back, unless the rules allow it or another copy is
-       held (RULES.md) */
-    int64_t banned = (!rule->discard_drawn_upcard && hand[top] == 0) ? top : -1;
-    hand[top] += 1;
-    int64_t value = tt_discard_values(S, hand, dv);
-    hand[top] -= 1;
-    if (now < 0 || value < 0) return -1;
-    int64_t take = TT_BIG, any = TT_BIG;
-    for (int k = 0; k < 53; k++) {
-        if (dv[k] == -1) return -1;
-        if (dv[k] >= 0) {
-            if (dv[k] < any) any = dv[k];
-            if (k != banned && dv[k] < take) take = dv[k];
-        }
-    }
-    if (take == TT_BIG) take = any; /* only the card taken can go: it goes back */
+    tt_penalty taken = tt_take_penalty(S, hand, pos->top_discard, rule->discard_drawn_upcard);
+    if (now < 0 || !taken.certified) return -1;
+    int64_t take = taken.penalty;
     out->take = take;
     out->now = now;
     if (take >= now) return TT_STOCK; /* the discard does not help at all */
-    double stock = tt_expected(S, hand, pos->unseen);
-    if (stock < 0) return -1;
-    return (double)take < stock ? TT_TAKE : TT_STOCK;
+    tt_expectation stock = tt_expected_after_draw(S, hand, pos->unseen);
+    if (!stock.certified) return -1;
+    return (double)take < stock.penalty ? TT_TAKE : TT_STOCK;
 }
 
 /* The discard or the go-out: TT_DISCARD_BASE + k or TT_GO_OUT_BASE + k, or -1. */
@@ -214,11 +180,12 @@ static int64_t tt_decide_discard(const tt_solver *S, const tt_rule *rule, const 
         int64_t k = kinds[i];
         if (keys[i] > floor + rule->margin) continue;
         less[k] -= 1;
-        double e = tt_expected(S, less, pos->unseen);
+        tt_expectation e = tt_expected_after_draw(S, less, pos->unseen);
         less[k] += 1;
-        if (e < 0) return -1;
+        if (!e.certified) return -1;
         out->short_kind[n] = k;
-        out->short_value[n] = (double)dv[k] - rule->lookahead * ((double)dv[k] - e) + feed[k];
+        out->short_value[n] = (double)dv[k] - rule->lookahead * ((double)dv[k] - e.penalty) +
+                              feed[k];
         n++;
     }
     if (n == 0) return -1; /* no candidate (candidates < 1 or a negative margin) */
@@ -254,62 +221,29 @@ static int64_t tt_decide(const tt_solver *S, const tt_rule *rule, const tt_posit
     return tt_decide_discard(S, rule, pos, out);
 }
 
-/* Where tt_decide_observation() reads each observation piece (offsets into the flat vector;
-   tt_env.encoding.observation's layout for the seat count). */
-typedef struct {
-    int64_t hand, top_discard, discard_below, table, wild_rank, phase, final_turn, known;
-    int64_t num_players; /* rows of `known` (2 or more): the observer, then the seats after it */
-    int64_t deck[53];    /* the copies of each card kind in play */
-} tt_observation;
-
-/* An observation's count (of cards) as an integer: the encoder writes whole numbers. */
-static int64_t tt_count(float x) { return (int64_t)rint((double)x); }
-
-/* tt_decide() for the seat whose observation vector `obs` and action mask `mask` (108 entries,
+/* tt_decide() for the seat whose decoded observation (tt_see()) and action mask (108 entries,
    non-zero for legal) these are. `S` must be the solver of the observation's wild rank
-   (tt_observed_wild_rank()). The binding has checked every count in `obs` (0..255). */
-static inline int64_t tt_decide_observation(const tt_solver *S, const tt_rule *rule,
-                                            const tt_observation *lay, const float *obs,
-                                            const uint8_t *mask, tt_decision *out) {
-    uint8_t hand[53], allowed[53], go_ok[53];
-    int64_t unseen[53], next_known[53];
-    int64_t top = -1;
-    for (int k = 0; k < 53; k++) {
-        hand[k] = (uint8_t)tt_count(obs[lay->hand + k]);
-        if (obs[lay->top_discard + k] != 0 && top < 0) top = k;
-    }
+   (seen->wild). */
+static inline int64_t tt_decide_seen(const tt_solver *S, const tt_rule *rule, const tt_seen *seen,
+                                     const uint8_t *mask, tt_decision *out) {
+    uint8_t allowed[53], go_ok[53];
     for (int k = 0; k < 53; k++) {
         allowed[k] = mask[TT_DISCARD_BASE + k] != 0;
         go_ok[k] = mask[TT_GO_OUT_BASE + k] != 0;
-        /* unseen: every copy in play less the hand, the discard pile, the table and what the
-           others are known to hold */
-        int64_t u = lay->deck[k] - hand[k] - tt_count(obs[lay->discard_below + k]) -
-                    tt_count(obs[lay->table + k]);
-        for (int64_t s = 1; s < lay->num_players; s++) u -= tt_count(obs[lay->known + s * 53 + k]);
-        if (k == top) u -= 1;
-        unseen[k] = u > 0 ? u : 0;
-        next_known[k] = tt_count(obs[lay->known + 53 + k]);
     }
     tt_position pos = {
-        .hand = hand,
-        .unseen = unseen,
-        .next_known = next_known,
-        .top_discard = top,
-        .draw_phase = obs[lay->phase] > 0.5f,
-        .final_turn = obs[lay->final_turn] > 0.5f,
+        .hand = seen->hand,
+        .unseen = seen->unseen,
+        .next_known = seen->known[1],
+        .top_discard = seen->top_discard,
+        .draw_phase = seen->draw_phase,
+        .final_turn = seen->final_turn,
         .can_stock = mask[TT_STOCK] != 0,
         .can_take = mask[TT_TAKE] != 0,
         .allowed = allowed,
         .go_ok = go_ok,
     };
     return tt_decide(S, rule, &pos, out);
-}
-
-/* The wild rank (1..13) of an observation: its one-hot, 1 when none is set. */
-static inline int64_t tt_observed_wild_rank(const tt_observation *lay, const float *obs) {
-    for (int r = 0; r < 13; r++)
-        if (obs[lay->wild_rank + r] > 0.5f) return r + 1;
-    return 1;
 }
 
 #endif /* TT_RULE_H */

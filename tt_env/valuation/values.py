@@ -30,6 +30,12 @@ value                      meaning
 All exact. The compiled kernel answers in one call per hand (see
 ``tt_env.game.melds.after_draw``), with a cap on wilds per meld too; without the kernels the
 Python solver does, more slowly.
+
+What a seat knows (:meth:`Valuation.see`: the unseen cards, what each seat is known to hold, the
+card that may not be discarded) is decoded by the compiled code that the counting rule, the
+learned agents' features and the batch's built-in agents share (``knowledge.h``, through
+``tt_env.valuation._crule.Observer``); :meth:`Valuation.see_reference` is the same in numpy,
+which answers where the kernels are not built (tests hold the two equal).
 """
 
 from __future__ import annotations
@@ -39,10 +45,15 @@ from functools import lru_cache
 
 import numpy as np
 
-from tt_env.encoding.observation import observation_layout
+from tt_env.encoding.observation import observation_layout, piece_starts
 from tt_env.game.cards import JOKER, NUM_KINDS, NUM_RANKS
 from tt_env.game.melds import after_draw, cached_min_penalty, discard_array, solver_config
 from tt_env.game.rules import Rules
+
+try:  # built at install from knowledge.h; without a C compiler numpy decodes
+    from tt_env.valuation import _crule
+except ImportError:
+    _crule = None
 
 __all__ = ["Seen", "Valuation", "deck_counts", "see", "valuation_for"]
 
@@ -125,10 +136,36 @@ class Valuation:
         self._penalties = {
             w: np.asarray(rules.penalty_table(w), np.int64) for w in range(1, NUM_RANKS + 1)
         }
+        self._observer = False  # the compiled decoder, built on first use
+
+    def __getstate__(self) -> dict:
+        # the compiled observer does not pickle: rebuilt on first use
+        state = self.__dict__.copy()
+        state["_observer"] = False
+        return state
 
     # ------------------------------------------------------------------ the observation
     def see(self, observation: np.ndarray) -> Seen:
-        """Decode an observation vector of this valuation's player count."""
+        """Decode an observation vector of this valuation's player count (in the compiled
+        code where it is built and the vector is ``float32``; else :meth:`see_reference`)."""
+        obs = self._checked(observation)
+        observer = self._observer
+        if observer is False:
+            observer = self._observer = self._build_observer()
+        if observer is not None and obs.dtype == np.float32:
+            out = np.empty(observer.size, np.int64)
+            if observer.see(np.ascontiguousarray(obs), out):
+                return self._seen_from(obs, out)
+        return self.see_reference(obs)
+
+    def _build_observer(self):
+        """The compiled decoder (``tt_env.valuation._crule.Observer``), or None."""
+        if _crule is None:
+            return None
+        starts, size = piece_starts(self._s.n, _crule.PIECES)
+        return _crule.Observer(starts, size, num_players=self._s.n, deck=self.deck.tolist())
+
+    def _checked(self, observation: np.ndarray) -> np.ndarray:
         obs = np.asarray(observation)
         s = self._s
         if obs.shape != (s.size,):
@@ -136,6 +173,34 @@ class Valuation:
                 f"expected an observation of {s.size} values for {s.n} players, "
                 f"got shape {obs.shape}"
             )
+        return obs
+
+    def _seen_from(self, obs: np.ndarray, out: np.ndarray) -> Seen:
+        """A :class:`Seen` from the compiled decoder's ``out`` (see ``_crule.Observer``)."""
+        s, k = self._s, NUM_KINDS
+        known_end = 4 * k + s.n * k
+        top, drawn, wild, draw, discard, final = out[known_end:].tolist()
+        return Seen(
+            hand=out[:k],
+            top_discard=top,
+            drawn_upcard=drawn,
+            wild_rank=wild,
+            draw_phase=bool(draw),
+            discard_phase=bool(discard),
+            final_turn=bool(final),
+            discard_below=out[k : 2 * k],
+            on_table=out[2 * k : 3 * k],
+            known=out[4 * k : known_end].reshape(s.n, k),
+            stock_size=int(round(float(obs[s.stock]) * self._total)),
+            turns_left=float(obs[s.turns]),
+            unseen=out[3 * k : 4 * k],
+        )
+
+    def see_reference(self, observation: np.ndarray) -> Seen:
+        """:meth:`see` in numpy: the decoding where the compiled one is not built (tests hold
+        the two equal)."""
+        obs = self._checked(observation)
+        s = self._s
         hand = np.rint(obs[s.hand]).astype(np.int64)
         below = np.rint(obs[s.below]).astype(np.int64)
         table = np.rint(obs[s.table]).astype(np.int64)

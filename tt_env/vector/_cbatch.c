@@ -115,7 +115,7 @@ static int read_agents(BatchObject *self, PyObject *seat_agents, PyObject *rule)
         if (!tt_get_array(seat_agents, &self->seat_agents, "seat_agents", "iu", 1, 2, shape, 0))
             return -1;
     }
-    tt_rule_layout(&self->layout, &self->rules, &self->agents.lay);
+    tt_agents_observer(&self->layout, &self->rules, &self->agents.observer);
     if (rule != Py_None) {
         if (!PyTuple_Check(rule) || PyTuple_GET_SIZE(rule) != 5) {
             PyErr_SetString(PyExc_TypeError,
@@ -269,7 +269,7 @@ static int play_agents(BatchObject *b, int thread, Py_ssize_t i, double *reward)
         if (legal < 0) return legal;
         const tt_solver *S = b->ctx[thread].kernel[t->game.round_index][0];
         tt_rng *rng = &b->rngs[i * b->rules.num_players + seat];
-        int action = tt_builtin_action(kind, &b->agents, S, rng, t, &b->layout, view);
+        int action = tt_builtin_action(kind, &b->agents, S, rng, t, view);
         if (action == TT_NOT_DECIDED) return TT_OK;
         int status = tt_table_step(t, svc, &b->episodes, action, reward, &b->scratch[thread]);
         if (status < 0) return status;

@@ -2,8 +2,9 @@
    and counting (tt_env.agents: RandomAgent, GreedyAgent, CountingAgent). Each makes the Python
    agent's decision in the same position: random draws from numpy's generator as the agent's
    own does (util/rng.h), greedy values the hand with the compiled solver as the valuation
-   layer does, counting is the expected-penalty rule's kernel (valuation/rule.h) on the seat's
-   observation. Where the solver cannot certify a value a decision needs (a configuration the
+   layer does (valuation/knowledge.h: the take and the discards allowed), counting is the
+   expected-penalty rule's kernel (valuation/rule.h) on what the seat knows from its observation
+   (valuation/knowledge.h, tt_see()). Where the solver cannot certify a value a decision needs (a configuration the
    compiled solver does not serve, a hand it gives up on), the decision is left to the Python
    agent: the batch stops at that seat as it does at a learner's.
 
@@ -12,6 +13,7 @@
 #ifndef TT_VECTOR_SEATS_H
 #define TT_VECTOR_SEATS_H
 
+#include "valuation/knowledge.h"
 #include "valuation/rule.h"
 #include "vector/table.h"
 
@@ -40,24 +42,13 @@ static int tt_greedy_draw(const tt_solver *S, const tt_game *g, const int8_t *ma
                           int discard_drawn_upcard) {
     if (!mask[TT_ACT_DRAW_STOCK]) return TT_ACT_TAKE_DISCARD;
     if (!mask[TT_ACT_TAKE_DISCARD] || g->npile == 0) return TT_ACT_DRAW_STOCK;
-    uint8_t hand[TT_KINDS];
-    memcpy(hand, g->hands[g->current], TT_KINDS);
+    const uint8_t *hand = g->hands[g->current];
     const int top = g->pile[g->npile - 1];
     const int64_t now = tt_evaluate(S, hand, TT_POINTS);
     if (now < 0) return TT_NOT_DECIDED;
-    const int banned = (!discard_drawn_upcard && hand[top] == 0) ? top : -1;
-    hand[top]++;
-    int64_t dv[TT_KINDS];
-    if (tt_discard_values(S, hand, dv) < 0) return TT_NOT_DECIDED;
-    int64_t take = TT_BIG, any = TT_BIG;
-    for (int k = 0; k < TT_KINDS; k++) {
-        if (dv[k] == TT_NOT_CERTIFIED || dv[k] == TT_TOO_MANY) return TT_NOT_DECIDED;
-        if (dv[k] < 0) continue;
-        if (dv[k] < any) any = dv[k];
-        if (k != banned && dv[k] < take) take = dv[k];
-    }
-    if (take == TT_BIG) take = any; /* only the card taken can go: it goes back */
-    return take < now ? TT_ACT_TAKE_DISCARD : TT_ACT_DRAW_STOCK;
+    const tt_penalty take = tt_take_penalty(S, hand, top, discard_drawn_upcard);
+    if (!take.certified) return TT_NOT_DECIDED;
+    return take.penalty < now ? TT_ACT_TAKE_DISCARD : TT_ACT_DRAW_STOCK;
 }
 
 /* GreedyAgent's discard: go out when a legal go-out leaves no deadwood (the card worth most,
@@ -93,52 +84,46 @@ static int tt_greedy_action(const tt_solver *S, const tt_game *g, const int8_t *
     return tt_greedy_discard_action(S, g, mask);
 }
 
-/* CountingAgent.act for the seat to move: the rule's kernel on the seat's observation,
-   written into `scratch` (L->size floats). */
-static int tt_counting_action(const tt_solver *S, const tt_rule *rule, const tt_observation *lay,
-                              const tt_game *g, const tt_layout *L, const int8_t *mask,
-                              float *scratch) {
-    tt_observe(g, g->current, L, scratch);
+/* CountingAgent.act for the seat to move: the rule's kernel on what the seat knows from its
+   observation, written into `scratch` (the layout's size in floats). `S` is the solver of the
+   round's wild rank. */
+static int tt_counting_action(const tt_solver *S, const tt_rule *rule, const tt_observer *O,
+                              const tt_game *g, const int8_t *mask, float *scratch) {
+    tt_observe(g, g->current, &O->layout, scratch);
+    tt_seen seen;
+    if (!tt_see(O, scratch, &seen).ok) return TT_NOT_DECIDED; /* no game writes such counts */
     tt_decision weighed;
-    int64_t action = tt_decide_observation(S, rule, lay, scratch, (const uint8_t *)mask, &weighed);
+    int64_t action = tt_decide_seen(S, rule, &seen, (const uint8_t *)mask, &weighed);
     return action < 0 ? TT_NOT_DECIDED : (int)action;
 }
 
-/* Where the rule reads the observation (tt_observation) from the batch's layout, and the
-   copies of each card kind in play. */
-static void tt_rule_layout(const tt_layout *L, const tt_rules *R, tt_observation *lay) {
-    lay->hand = L->start[TT_PIECE_HAND];
-    lay->top_discard = L->start[TT_PIECE_TOP_DISCARD];
-    lay->discard_below = L->start[TT_PIECE_DISCARD_BELOW];
-    lay->table = L->start[TT_PIECE_TABLE];
-    lay->wild_rank = L->start[TT_PIECE_WILD_RANK];
-    lay->phase = L->start[TT_PIECE_PHASE];
-    lay->final_turn = L->start[TT_PIECE_FINAL_TURN];
-    lay->known = L->start[TT_PIECE_KNOWN];
-    lay->num_players = R->num_players;
-    for (int k = 0; k < 52; k++) lay->deck[k] = R->decks;
-    lay->deck[TT_JOKER] = (int64_t)R->decks * R->jokers_per_deck;
+/* What counting's seats know of every observation: the batch's layout and rules. */
+static void tt_agents_observer(const tt_layout *L, const tt_rules *R, tt_observer *O) {
+    O->layout = *L;
+    O->num_players = R->num_players;
+    for (int k = 0; k < 52; k++) O->deck[k] = R->decks;
+    O->deck[TT_JOKER] = (int64_t)R->decks * R->jokers_per_deck;
 }
 
 /* The seats' built-in agents of one batch. */
 typedef struct {
-    tt_rule rule;       /* counting's parameters */
-    int have_rule;      /* 0: no counting parameters given; counting seats are the caller's */
-    tt_observation lay; /* where counting reads the observation */
+    tt_rule rule;         /* counting's parameters */
+    int have_rule;        /* 0: no counting parameters given; counting seats are the caller's */
+    tt_observer observer; /* what counting's seats know of an observation */
 } tt_agents;
 
 /* The decision of the built-in agent `kind` for the seat to move at `t`, whose legal mask is
    t->legal: an action, or TT_NOT_DECIDED. `S` is the compiled solver of the round (NULL where
    it does not serve); `rng` the seat's generator (random); `scratch` an observation's room. */
 static int tt_builtin_action(int kind, const tt_agents *A, const tt_solver *S, tt_rng *rng,
-                             const tt_table_env *t, const tt_layout *L, float *scratch) {
+                             const tt_table_env *t, float *scratch) {
     switch (kind) {
     case TT_SEAT_RANDOM: return tt_random_action(rng, t->legal);
     case TT_SEAT_GREEDY:
         return S == NULL ? TT_NOT_DECIDED : tt_greedy_action(S, &t->game, t->legal);
     case TT_SEAT_COUNTING:
         if (S == NULL || !A->have_rule) return TT_NOT_DECIDED;
-        return tt_counting_action(S, &A->rule, &A->lay, &t->game, L, t->legal, scratch);
+        return tt_counting_action(S, &A->rule, &A->observer, &t->game, t->legal, scratch);
     default: return TT_NOT_DECIDED;
     }
 }

@@ -1,8 +1,8 @@
 /* What one seat sees of a game (game.h), written as the environments' observation vector.
 
    The layout is the observation's table of named pieces (tt_env.encoding.observation,
-   OBSERVATION_PIECES): the binding reads each piece's offset from that table for the number of
-   players, so there is one layout, and a test checks that this writer and the Python encoder
+   OBSERVATION_PIECES), read into a tt_layout (game/core/layout.h), so there is one layout, and a
+   test checks that this writer and the Python encoder
    (tt_env.encoding.observation.encode) give the same vector. Per-seat rows are in play order
    from the observer; values are float32 as the Python encoder writes them. */
 
@@ -10,38 +10,10 @@
 #define TT_GAME_OBSERVE_H
 
 #include "game/core/game.h"
-
-/* The pieces, in the order of OBSERVATION_PIECES. */
-enum tt_piece {
-    TT_PIECE_HAND,
-    TT_PIECE_DRAWN_UPCARD,
-    TT_PIECE_TOP_DISCARD,
-    TT_PIECE_DISCARD_BELOW,
-    TT_PIECE_TABLE,
-    TT_PIECE_WILD_RANK,
-    TT_PIECE_CARDS_DEALT,
-    TT_PIECE_ROUNDS_LEFT,
-    TT_PIECE_PHASE,
-    TT_PIECE_FINAL_TURN,
-    TT_PIECE_STOCK_SIZE,
-    TT_PIECE_TURNS_LEFT,
-    TT_PIECE_KNOWN,
-    TT_PIECE_HAND_SIZE,
-    TT_PIECE_WENT_OUT,
-    TT_PIECE_SCORE,
-    TT_PIECE_TO_MOVE,
-    TT_PIECE_DEALER,
-    TT_PIECES
-};
+#include "game/core/layout.h"
 
 #define TT_SCORE_SCALE 100.0
 #define TT_MIN_CARDS_DEALT 3
-
-/* Where each piece starts in the vector, and the vector's size. */
-typedef struct {
-    int start[TT_PIECES];
-    int size;
-} tt_layout;
 
 /* The observation of `seat` in `g` into out[L->size]. In the snapshot of an ended round
    (tt_game.ended) nobody is to move: phase and to_move are zeros. Fractions are computed in
