@@ -44,7 +44,9 @@ HEADERS = [
     "tt_env/util/rng.h",
     "tt_env/game/core/game.h",
     "tt_env/game/core/observe.h",
+    "tt_env/game/core/check.h",
     "tt_env/game/_service.h",
+    "tt_env/game/_state.h",
     "tt_env/vector/table.h",
 ]
 # -O3: the searches are integer loops that the compiler unrolls and vectorises; no -march, so
