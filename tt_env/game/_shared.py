@@ -76,17 +76,18 @@ class GameAPI:
             seed = int(np.random.SeedSequence().generate_state(1)[0])
         self.seed = check_seed(seed)
         self.num_players = self.rules.num_players
+        self._rounds = self.rules.rounds  # every round's cards and wild rank
         self.moves = []
         self._arranged = False
 
     # ------------------------------------------------------------------ round flow
     @property
     def cards_dealt(self) -> int:
-        return self.rules.rounds[min(self.round_index, self.rules.num_rounds - 1)].cards
+        return self._rounds[min(self.round_index, len(self._rounds) - 1)].cards
 
     @property
     def wild_rank(self) -> int:
-        return self.rules.rounds[min(self.round_index, self.rules.num_rounds - 1)].wild_rank
+        return self._rounds[min(self.round_index, len(self._rounds) - 1)].wild_rank
 
     @property
     def dealer(self) -> int:
