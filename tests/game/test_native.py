@@ -238,6 +238,23 @@ def test_an_arranged_table_meld_keeps_a_given_shape_in_range():
     assert game.table == [laid]  # refused: nothing changed
 
 
+def test_the_python_solver_alone_gives_the_same_games():
+    """The C engine asking the Python solver for every answer (no compiled kernel) plays the
+    same game, state for state."""
+    rules = RULE_SETS["jokers-redemption"]
+    moves_rng = np.random.default_rng(3)
+    for seed in (4, 5):
+        game = Game(rules, seed=seed)
+        core = core_module().CoreGame(rules_tuple(rules), seed, SolverService(rules))
+        while not game.is_over:
+            action = int(
+                moves_rng.choice(np.flatnonzero(np.frombuffer(game.legal_mask(), np.int8)))
+            )
+            game.apply(action_to_move(action))
+            core.apply(action)
+            assert core.state() == game.__getstate__()["_core_state"][0], f"seed {seed}"
+
+
 def test_an_illegal_move_is_refused_and_changes_nothing():
     game = Game(Rules(), seed=3)
     before = state_of(game)
