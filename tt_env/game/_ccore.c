@@ -107,6 +107,27 @@ static PyObject *CoreGame_legal_mask(CoreGameObject *self, PyObject *Py_UNUSED(i
     return PyBytes_FromStringAndSize((const char *)mask, TT_ACTIONS);
 }
 
+/* legal_actions(): the legal actions now, ascending, as a list of ints. */
+static PyObject *CoreGame_legal_actions(CoreGameObject *self, PyObject *Py_UNUSED(ignored)) {
+    if (check_usable(self) < 0) return NULL;
+    const int8_t *mask = current_mask(self);
+    if (mask == NULL) return NULL;
+    int actions[TT_ACTIONS], count = 0;
+    for (int a = 0; a < TT_ACTIONS; a++)
+        if (mask[a]) actions[count++] = a;
+    PyObject *list = PyList_New(count);
+    if (list == NULL) return NULL;
+    for (int i = 0; i < count; i++) {
+        PyObject *value = PyLong_FromLong(actions[i]);
+        if (value == NULL) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, value);
+    }
+    return list;
+}
+
 /* The last move as the fields of tt_env.game.moves.Outcome after its move: (seat, card,
    known, stock_size, rebuilt, went_out, false_out, laid, next_seat, turns, round_ended,
    game_over). */
@@ -405,6 +426,7 @@ static PyMethodDef CoreGame_methods[] = {
     METHOD(set_layout, METH_VARARGS, "Where each observation piece starts, and the size."),
     METHOD(observation, METH_VARARGS, "A seat's observation (float32 in a bytearray)."),
     METHOD(legal_mask, METH_NOARGS, "The legal actions now, as 108 bytes of 0/1."),
+    METHOD(legal_actions, METH_NOARGS, "The legal actions now, ascending."),
     METHOD(apply, METH_O, "Play an action (0..107) for the seat to move; its outcome."),
     METHOD(last_move, METH_NOARGS, "The last move's outcome, as apply() gave it."),
     METHOD(copy, METH_NOARGS, "An independent copy."),

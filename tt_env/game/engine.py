@@ -19,7 +19,6 @@ The engine knows nothing of reinforcement learning: :mod:`tt_env.three_thirteen_
 
 from __future__ import annotations
 
-from itertools import compress
 from typing import Any
 
 import numpy as np
@@ -54,7 +53,6 @@ from tt_env.game.rules import Rules
 
 _PHASES = tuple(Phase)
 _ENDED_BY = ("", "out", "turn_cap", "no_cards")
-_ACTIONS = range(len(ACTION_MOVES))
 _CORE_PARTS: dict[Rules, tuple] = {}  # what a CoreGame of these rules is made of, made once
 
 
@@ -231,9 +229,7 @@ class Game(GameAPI):
         """The legal moves of the seat to move (empty when the game is over)."""
         legal = self._legal
         if legal is None:
-            legal = self._legal = [
-                ACTION_MOVES[a] for a in compress(_ACTIONS, self._core.legal_mask())
-            ]
+            legal = self._legal = list(map(ACTION_MOVES.__getitem__, self._core.legal_actions()))
         return legal
 
     def legal_mask(self) -> bytes:
