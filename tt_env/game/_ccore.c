@@ -112,20 +112,11 @@ static PyObject *CoreGame_legal_actions(CoreGameObject *self, PyObject *Py_UNUSE
     if (check_usable(self) < 0) return NULL;
     const int8_t *mask = current_mask(self);
     if (mask == NULL) return NULL;
-    int actions[TT_ACTIONS], count = 0;
+    int64_t actions[TT_ACTIONS];
+    int count = 0;
     for (int a = 0; a < TT_ACTIONS; a++)
         if (mask[a]) actions[count++] = a;
-    PyObject *list = PyList_New(count);
-    if (list == NULL) return NULL;
-    for (int i = 0; i < count; i++) {
-        PyObject *value = PyLong_FromLong(actions[i]);
-        if (value == NULL) {
-            Py_DECREF(list);
-            return NULL;
-        }
-        PyList_SET_ITEM(list, i, value);
-    }
-    return list;
+    return tt_int_list(actions, count);
 }
 
 /* The last move as the fields of tt_env.game.moves.Outcome after its move: (seat, card,
