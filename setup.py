@@ -48,8 +48,10 @@ HEADERS = [
     "tt_env/game/core/game.h",
     "tt_env/game/core/layout.h",
     "tt_env/game/core/observe.h",
+    "tt_env/game/core/check.h",
     "tt_env/game/_layout.h",
     "tt_env/game/_service.h",
+    "tt_env/game/_state.h",
     "tt_env/vector/seats.h",
     "tt_env/vector/table.h",
 ]

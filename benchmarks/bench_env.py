@@ -6,7 +6,6 @@ terminated agents); a finished episode is reset at once.
 
     python benchmarks/bench_env.py --players 2 --steps 50000 --seed 0
     python benchmarks/bench_env.py --profile        # cProfile of the raw_env loop, top 25
-    python benchmarks/bench_env.py --split          # the go-out check's share of raw_env's time
 
 The peers of issue 3, section 8 (RLCard's ``gin-rummy`` and OpenSpiel's ``gin_rummy``) are run by
 the functions in the PEERS section below; they need the ``bench`` extra.
@@ -66,48 +65,6 @@ def bench_tt(players: int, steps: int, seed: int) -> dict[str, float]:
         _cold_caches()
         results[label] = play_aec(make(num_players=players), steps, seed)
     return results
-
-
-def solver_split(players: int, steps: int, seed: int) -> str:
-    """raw_env's rate and the share of its time spent in the go-out check.
-
-    The engine asks :func:`tt_env.game.going_out.go_out_discards` which discards leave no deadwood
-    at every discard phase (to build the legal moves, hence the mask); its bit-mask pre-check
-    rejects most discards and the solver (:func:`tt_env.game.melds.min_penalty`) decides the rest.
-    Both are timed here by wrapping the references to them for the duration of the run."""
-    from tt_env.game import engine, going_out
-
-    real_check, real_solver = engine.go_out_discards, going_out.min_penalty
-    spent = {"check": [0.0, 0], "solver": [0.0, 0]}
-
-    def timed(real, tally):
-        def wrapper(*args, **kwargs):
-            start = time.perf_counter()
-            try:
-                return real(*args, **kwargs)
-            finally:
-                tally[0] += time.perf_counter() - start
-                tally[1] += 1
-
-        return wrapper
-
-    engine.go_out_discards = timed(real_check, spent["check"])
-    going_out.min_penalty = timed(real_solver, spent["solver"])
-    try:
-        start = time.perf_counter()
-        rate = play_aec(three_thirteen_v0.raw_env(num_players=players), steps, seed)
-        total = time.perf_counter() - start
-    finally:
-        engine.go_out_discards, going_out.min_penalty = real_check, real_solver
-    (check, checks), (solver, solves) = spent["check"], spent["solver"]
-    rest = 1e6 * (total - check) / steps
-    return (
-        f"raw_env {rate:,.0f} agent-steps/s; go-out check {check:.2f} s of {total:.2f} s = "
-        f"{100 * check / total:.0f}% ({checks} calls, {1e6 * check / max(1, checks):.0f} "
-        f"us/call), of which the solver {solver:.2f} s ({solves} calls, "
-        f"{1e6 * solver / max(1, solves):.0f} us/call); everything else {rest:.1f} "
-        "us/agent-step"
-    )
 
 
 # ------------------------------------------------------------------------------------- PEERS
@@ -176,16 +133,7 @@ def main() -> None:
         action="store_true",
         help="profile the raw_env loop with cProfile instead of timing",
     )
-    parser.add_argument(
-        "--split",
-        action="store_true",
-        help="time the go-out check's share of the raw_env loop instead",
-    )
     args = parser.parse_args()
-
-    if args.split:
-        print(solver_split(args.players, args.steps, args.seed))
-        return
 
     if args.profile:
         env = three_thirteen_v0.raw_env(num_players=args.players)

@@ -19,6 +19,7 @@ repo=$PWD
 python=${PYTHON:-python3}
 flags=(-shared -fPIC -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined)
 kernel_tests=(
+    tests/game/test_native.py
     tests/game/test_kernel.py
     tests/game/test_kernel_inputs.py
     tests/learned/test_features_inputs.py

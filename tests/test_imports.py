@@ -124,3 +124,46 @@ def test_importing_changes_nothing_in_the_import_system():
         "missing tt_env.melds",
         "missing tt_env.melds",
     ]
+
+
+# Make the compiled extensions unimportable, as after an install without a C compiler.
+BLOCK_COMPILED = """
+import importlib.abc, sys
+
+COMPILED = {"_csolver", "_ccore", "_crule", "_cfeatures", "_csearch", "_cbatch"}  # setup.py's
+
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.startswith("tt_env.") and name.rpartition(".")[2] in COMPILED:
+            raise ModuleNotFoundError(f"No module named {name!r} (not built)", name=name)
+        return None
+
+sys.meta_path.insert(0, Block())
+"""
+
+PLAY = """
+import hashlib
+import numpy as np
+from tt_env.env import aec
+from tt_env.game import engine, reference
+env = aec.raw_env(num_players=3, redemption=True, max_turns_per_round=30)
+env.reset(seed=5)
+digest = hashlib.sha256()
+rng = np.random.default_rng(5)
+for _ in range(600):
+    obs, reward, termination, truncation, info = env.last()
+    for part in (obs["observation"], obs["action_mask"], env.state(), reward, info["scores"]):
+        digest.update(repr(part).encode() if not hasattr(part, "tobytes") else part.tobytes())
+    if termination or truncation:
+        break
+    env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+print(engine.Game is reference.Game, digest.hexdigest())
+"""
+
+
+def test_without_the_compiled_engine_the_reference_plays_the_same_games():
+    """No C compiler at install: ``Game`` is the reference engine, and the environment plays
+    the same episodes, observation for observation."""
+    compiled, fallback = run(PLAY).split(), run(BLOCK_COMPILED + PLAY).split()
+    assert compiled[0] == "False" and fallback[0] == "True"
+    assert compiled[1] == fallback[1]

@@ -238,7 +238,9 @@ def test_arrange_refuses_a_hand_that_a_draw_would_overflow():
     game = Game(Rules(num_players=2), seed=1)
     with pytest.raises(ValueError, match="at most 254 cards of one kind"):
         game.arrange(hands=[[0] * 255, "KD 9C 2C"], stock="AS 8S", discard_pile="QC")
-    game.arrange(hands=[[0] * 254, "KD 9C 2C"], stock="AC AC", discard_pile="QC", current=0)
+    with pytest.raises(ValueError, match="at most 255 copies of a card kind"):
+        game.arrange(hands=[[0] * 254, "KD 9C 2C"], stock="AC AC", discard_pile="QC")
+    game.arrange(hands=[[0] * 254, "KD 9C 2C"], stock="2C AC", discard_pile="QC", current=0)
     game.apply("draw stock")  # the 255th copy still fits
     assert game.hand_counts(0)[0] == 255
 

@@ -21,7 +21,7 @@ import reprlib
 from collections.abc import Iterable
 
 from tt_env.game.cards import ALL_CARDS, NUM_KINDS
-from tt_env.game.engine import DISCARD, DRAW_STOCK, GO_OUT, TAKE_DISCARD, Move, MoveKind
+from tt_env.game.moves import ACTION_MOVES, Move, MoveKind
 
 DRAW_STOCK_ACTION = 0
 TAKE_DISCARD_ACTION = 1
@@ -29,9 +29,10 @@ DISCARD_ACTION_BASE = 2  # discard kind k: 2 + k
 GO_OUT_ACTION_BASE = DISCARD_ACTION_BASE + NUM_KINDS  # 55: go out discarding kind k: 55 + k
 NUM_ACTIONS = GO_OUT_ACTION_BASE + NUM_KINDS  # 108
 
-# The move of each action, and back: action = _KIND_OFFSET[move.kind] + move.card (a draw's card
-# is -1, so the offsets of the two draws are one more than their actions).
-ACTION_TO_MOVE: tuple[Move, ...] = (DRAW_STOCK, TAKE_DISCARD, *DISCARD, *GO_OUT)
+# The move of each action (the engine's one numbering, tt_env.game.moves.ACTION_MOVES), and
+# back: action = _KIND_OFFSET[move.kind] + move.card (a draw's card is -1, so the offsets of the
+# two draws are one more than their actions).
+ACTION_TO_MOVE: tuple[Move, ...] = ACTION_MOVES
 _KIND_OFFSET = {
     MoveKind.DRAW_STOCK: DRAW_STOCK_ACTION + 1,
     MoveKind.TAKE_DISCARD: TAKE_DISCARD_ACTION + 1,

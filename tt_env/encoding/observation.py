@@ -247,6 +247,21 @@ def piece_starts(num_players: int, names: Sequence[str]) -> tuple[tuple[int, ...
     return tuple(layout.start(name) for name in names), layout.size
 
 
+class EngineLayout:
+    """The observation layout as an engine writes it (:meth:`tt_env.game.engine.Game.observation`):
+    ``starts``, where each piece starts by name, and ``size``; :meth:`encode` is the Python
+    encoder, for the reference engine (which writes no vector itself)."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        layout = observation_layout(rules.num_players)
+        self.starts = {p.name: layout.start(p.name) for p in OBSERVATION_PIECES}
+        self.size = layout.size
+
+    def encode(self, view: PlayerView) -> np.ndarray:
+        return encode(view, self.rules)
+
+
 def observation_size(num_players: int) -> int:
     """Length of the observation vector: 413 for 2 players, 32 + 53 * 5 + 58 * n in general."""
     return observation_layout(num_players).size

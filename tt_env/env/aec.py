@@ -169,10 +169,11 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from tt_env.encoding.actions import ACTION_TO_MOVE, NUM_ACTIONS, describe
-from tt_env.encoding.mask import legal_mask_bytes
 from tt_env.encoding.observation import (
+    EngineLayout,
     IncrementalEncoder,
     max_round_penalty,
+    observation_layout,
     observation_space,
     state_space,
 )
@@ -187,7 +188,6 @@ ILLEGAL_ACTIONS = ("raise", "terminate")
 ENV_OPTIONS = ("rules", "render_mode", "episode", "reward", "illegal_action", "illegal_reward")
 
 _NO_MOVES = bytes(NUM_ACTIONS)
-_DRAW_MASKS: dict[tuple, tuple[bytes, np.ndarray]] = {}  # the masks of draw phases, by moves
 _ZERO_MASK = np.zeros(NUM_ACTIONS, np.int8)
 _RULE_DEFAULTS = Rules().to_dict()
 
@@ -346,7 +346,10 @@ class raw_env(AECEnv):
 
         self.game: Game | None = None
         self._final: Game | None = None  # once the episode is over: the game as it ended
-        self._encoder = IncrementalEncoder(self.rules)
+        self._layout = EngineLayout(self.rules)  # the engine writes the observations by it
+        layout = observation_layout(n)
+        self._nobody_to_move = (layout.slices["phase"], layout.slices["to_move"])
+        self._encoder = IncrementalEncoder(self.rules)  # the state vector (state())
         self._seed_rng = np.random.default_rng()
         self._legal: bytes | None = None  # mask of the state, cached until the next step
         self._mask: np.ndarray = _ZERO_MASK
@@ -407,7 +410,6 @@ class raw_env(AECEnv):
         self._round_played = False
         self._finished = {}
         self._final = None
-        self._encoder.sync(game)
         self._set_infos()
         self.agent_selection = self.possible_agents[game.current]
 
@@ -439,18 +441,12 @@ class raw_env(AECEnv):
             for a in self.rewards:
                 self.rewards[a] = 0.0
             self._rewards_dirty = False
-        game = self.game
         self._legal = None
-        # The engine changes the state and says what happened; the encoder and the rewards
-        # read that outcome.
-        outcome = game.apply(ACTION_TO_MOVE[action])
+        # The engine changes the state and says what happened; the rewards read that outcome.
+        outcome = self.game.apply(ACTION_TO_MOVE[action])
         if outcome.round_result is not None:
             self._end_round(outcome.round_result)
         else:
-            if outcome.laid:  # melds went to the table: rebuild the vector from the game
-                self._encoder.sync(game)
-            else:
-                self._encoder.update(outcome)
             self.agent_selection = self.possible_agents[outcome.next_seat]
         if self.render_mode == "human":
             self.render()
@@ -491,19 +487,7 @@ class raw_env(AECEnv):
 
     def _legal_now(self) -> bytes:
         """The mask of the state as bytes (kept until the next step) and as an array."""
-        if self._over:
-            legal = _NO_MOVES
-        else:
-            moves = self.game.legal_moves()
-            if not moves or moves[-1].card < 0:  # a draw: one of three masks, cached
-                key = tuple(moves)
-                cached = _DRAW_MASKS.get(key)
-                if cached is None:
-                    legal = legal_mask_bytes(moves)
-                    cached = _DRAW_MASKS[key] = (legal, np.frombuffer(legal, np.int8))
-                self._legal, self._mask = cached
-                return self._legal
-            legal = legal_mask_bytes(moves)
+        legal = _NO_MOVES if self._over else self.game.legal_mask()
         self._legal = legal
         self._mask = np.frombuffer(legal, np.int8)
         return legal
@@ -528,11 +512,9 @@ class raw_env(AECEnv):
             self._over = True
             self._round_played = self.episode == "round"
             self._final = game.ended_round()  # the next round, if dealt, stays hidden
-            self._encoder.finish(self._final)
             self.terminations = dict.fromkeys(self.agents, True)
             self._set_infos()
         else:
-            self._encoder.sync(game)
             self._set_infos()
             self.agent_selection = self.possible_agents[game.current]
 
@@ -564,7 +546,6 @@ class raw_env(AECEnv):
         self._over = True
         self._legal = None
         self._final = self.game
-        self._encoder.finish(self.game)
         self.infos[agent] = {
             **self.infos[agent],
             "illegal_action": action,
@@ -605,13 +586,31 @@ class raw_env(AECEnv):
             mask = self._mask.copy()
         else:
             mask = _ZERO_MASK.copy()
-        return {"observation": self._encoder.observation(seat), "action_mask": mask}
+        return {"observation": self._observation(seat), "action_mask": mask}
+
+    def _observation(self, seat: int) -> np.ndarray:
+        """``seat``'s observation, written by the engine; once the episode is over, of the game
+        as it ended, with nobody to move."""
+        if not self._over:
+            return self.game.observation(seat, self._layout)
+        if self._final is None:  # before the first reset
+            return np.zeros(self._layout.size, np.float32)
+        observation = self._final.observation(seat, self._layout)
+        for piece in self._nobody_to_move:  # the game left in play by an illegal action
+            observation[piece] = 0
+        return observation
 
     def state(self) -> np.ndarray:
         """The perfect-information state vector (``state_space``)."""
+        encoder = self._encoder
         if self._over:
-            return np.concatenate([self._encoder.v, np.zeros(2 * NUM_KINDS, np.float32)])
-        return self._encoder.state(self.game)
+            if self._final is None:  # before the first reset
+                encoder.v[:] = 0
+            else:
+                encoder.finish(self._final)
+            return np.concatenate([encoder.v, np.zeros(2 * NUM_KINDS, np.float32)])
+        encoder.sync(self.game)
+        return encoder.state(self.game)
 
     def public_view(self, agent: str, pretty: bool = False) -> dict[str, Any]:
         """The public information of ``agent`` as a plain dict of words (cards as names, legal

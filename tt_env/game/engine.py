@@ -1,40 +1,35 @@
 """The round and game engine: a state machine that plays exactly what ``RULES.md`` says.
 
 A :class:`Game` is created from :class:`~tt_env.game.rules.Rules` and a seed; all randomness (the
-first dealer, every shuffle) comes from one ``numpy.random.Generator`` seeded with it, so a game
-*is* its seed plus its moves (:meth:`Game.record`, :meth:`Game.from_record`).
+first dealer, every shuffle) comes from random streams seeded with it, so a game *is* its seed
+plus its moves (:meth:`Game.record`, :meth:`Game.from_record`).
 
 A turn has two phases of the same seat: :attr:`Phase.DRAW` (draw from the stock or take the top
 discard) then :attr:`Phase.DISCARD` (discard, or go out and discard). When a round ends it is
 scored and the next one is dealt at once; :attr:`Game.round_results` keeps every round's result.
+
+The state lives in the C engine (``game/core/game.h``, the extension ``tt_env.game._ccore``):
+:class:`Game` is its Python face, and every move, mask and observation is the C engine's. Where
+the C engine is not built (an install without a C compiler), ``Game`` is the reference engine,
+:class:`tt_env.game.reference.Game`: the same API and the same games, in plain Python, more
+slowly (``tt_env.game.melds.kernel_status()`` says which one plays).
 
 The engine knows nothing of reinforcement learning: :mod:`tt_env.three_thirteen_v0` translates.
 """
 
 from __future__ import annotations
 
-import copy
-import json
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from itertools import compress
 from typing import Any
 
 import numpy as np
 
-from tt_env.game.cards import (
-    ALL_CARDS,
-    JOKER,
-    NUM_KINDS,
-    Card,
-    format_cards,
-    parse_cards,
-    shuffled_deck,
-)
+from tt_env.game import reference
+from tt_env.game._shared import ArrangedRound, GameAPI, scored_from_table
+from tt_env.game.cards import ALL_CARDS, JOKER, NUM_KINDS, Card, from_counts
 from tt_env.game.going_out import go_out_discards
-from tt_env.game.melds import Arrangement, MeldShape, lay_off, solve
+from tt_env.game.melds import Arrangement, solve
 from tt_env.game.moves import (
-    _CANONICAL_IDS,
+    ACTION_MOVES,
     DISCARD,
     DRAW_STOCK,
     GO_OUT,
@@ -44,56 +39,35 @@ from tt_env.game.moves import (
     MoveKind,
     Outcome,
     Phase,
+    PlayerView,
     RecordError,
     RoundResult,
     TableMeld,
     _as_move,
-    _is_index,
-    _short,
+    action_of,
     check_seed,
 )
-from tt_env.game.records import RECORD_VERSION, read_record
+from tt_env.game.native import SolverService, core_module, kernels, rules_tuple, shape_of
+from tt_env.game.native import shape_tuple as _shape_tuple
 from tt_env.game.rules import Rules
 
-
-@dataclass
-class _Round:
-    """Mutable state of the round in play (internal)."""
-
-    hands: list[bytearray]  # per seat, 53 counts (bytes: cheap to copy, hash and scan)
-    stock: list[int]  # top of the stock is the end of the list
-    discard_pile: list[int]  # top discard is the end of the list
-    taken: list[list[int]]  # per seat, counts known to be held (public): see Game.known_cards
-    table: list[TableMeld] = field(default_factory=list)
-    drawn_upcard: int = -1  # the card taken from the discard pile this turn, or -1
-    went_out: int | None = None
-    false_outs: list[int] = field(default_factory=list)
-    scored: dict[int, tuple[int, Arrangement]] = field(default_factory=dict)  # redemption
-    turns: int = 0
-    rng: np.random.Generator | None = None  # stock rebuilds
-
-    def __deepcopy__(self, memo: dict) -> _Round:
-        # Field by field: the containers are new, the records in them (cards, frozen
-        # TableMelds, scored Arrangements) are immutable and shared. 20x cheaper than the
-        # generic walk, which matters to duplicate-deal training (a copy per round).
-        new = _Round(
-            hands=[bytearray(h) for h in self.hands],
-            stock=list(self.stock),
-            discard_pile=list(self.discard_pile),
-            taken=[list(t) for t in self.taken],
-            table=list(self.table),
-            drawn_upcard=self.drawn_upcard,
-            went_out=self.went_out,
-            false_outs=list(self.false_outs),
-            scored=dict(self.scored),
-            turns=self.turns,
-            rng=copy.deepcopy(self.rng, memo),
-        )
-        memo[id(self)] = new
-        return new
+_PHASES = tuple(Phase)
+_ENDED_BY = ("", "out", "turn_cap", "no_cards")
+_CORE_PARTS: dict[Rules, tuple] = {}  # what a CoreGame of these rules is made of, made once
 
 
-class Game:
+def _new_core(rules: Rules, seed: int):
+    """A C engine game of ``rules`` dealt from ``seed``."""
+    parts = _CORE_PARTS.get(rules)
+    if parts is None:
+        if len(_CORE_PARTS) > 64:  # rules are few in a process; never let them pile up
+            _CORE_PARTS.clear()
+        parts = _CORE_PARTS[rules] = (rules_tuple(rules), SolverService(rules), kernels(rules))
+    spec, service, compiled = parts
+    return core_module().CoreGame(spec, seed, service, compiled)
+
+
+class Game(GameAPI):
     """A game of Three Thirteen under ``rules``, seeded for reproducibility.
 
     >>> game = Game(Rules(num_players=2), seed=7)
@@ -104,372 +78,168 @@ class Game:
     """
 
     def __init__(self, rules: Rules | None = None, seed: int | None = None) -> None:
-        if rules is not None and not isinstance(rules, Rules):
-            raise TypeError(
-                f"rules must be a tt_env Rules (Rules.preset(name) for a preset), "
-                f"got {_short(rules)}"
-            )
-        self.rules = rules if rules is not None else Rules()
-        if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(1)[0])
-        self.seed = check_seed(seed)
-        n = self.rules.num_players
-        self.num_players = n
-        self.scores = [0] * n
+        self._start(rules, seed)
         self.round_results: list[RoundResult] = []
-        self.moves: list[Move] = []
-        self.round_index = 0
-        self.first_dealer = int(np.random.default_rng(self.seed).integers(n))
-        self.phase = Phase.DRAW
-        self.current = 0
-        self._legal_cache: list[Move] | None = None
-        self._arranged = False
-        self._ended: tuple[_Round, int, int] | None = None  # see ended_round()
-        self._deal()
-
-    # Copied as a list, not walked: append-only lists of immutable records (moves, results).
-    _SHARED_RECORDS = ("moves", "round_results", "_legal_cache")
+        self._core = _new_core(self.rules, self.seed)
+        self._legal: list[Move] | None = None  # the legal moves, until the next move
+        self._layout = None  # the observation layout the core writes (observation())
+        self._laid: dict[int, tuple[int, Arrangement]] = {}  # arranged lay-downs' scores
 
     def __deepcopy__(self, memo: dict) -> Game:
         """An independent copy (``copy.deepcopy(game)``): playing on either never changes the
-        other. The records both hold (moves, round results, the frozen ``Rules``, the ended
-        round of :meth:`ended_round`, never changed again) are shared, not copied."""
+        other. The records both hold (moves, round results, the frozen ``Rules``) are
+        shared, not copied."""
         new = object.__new__(type(self))
         memo[id(self)] = new
-        for name, value in self.__dict__.items():
-            if name in self._SHARED_RECORDS:
-                value = None if value is None else list(value)
-            elif name not in ("rules", "_ended"):
-                value = copy.deepcopy(value, memo)
-            new.__dict__[name] = value
+        legal = self._legal
+        new.__dict__.update(
+            self.__dict__,
+            _core=self._core.copy(),
+            moves=list(self.moves),
+            round_results=list(self.round_results),
+            _legal=None if legal is None else list(legal),
+            _laid=dict(self._laid),
+        )
         return new
 
-    # ------------------------------------------------------------------ round flow
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        core = state.pop("_core")
+        state["_layout"] = None
+        state["_core_state"] = (core.state(), core.state(True))
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        now, ended = state.pop("_core_state")
+        self.__dict__.update(state)
+        core = _new_core(self.rules, self.seed)
+        core.set_state(now)  # checked whole by the engine
+        if ended is not None:
+            core.set_state(ended, True)
+        self._core = core
+
+    # ------------------------------------------------------------------ the state
     @property
-    def cards_dealt(self) -> int:
-        return self.rules.rounds[min(self.round_index, self.rules.num_rounds - 1)].cards
+    def phase(self) -> Phase:
+        return _PHASES[self._core.phase]
 
     @property
-    def wild_rank(self) -> int:
-        return self.rules.rounds[min(self.round_index, self.rules.num_rounds - 1)].wild_rank
+    def current(self) -> int:
+        """The seat to move."""
+        return self._core.current
+
+    @property
+    def round_index(self) -> int:
+        """The round in play, from 0 (the last round once the game is over)."""
+        return self._core.round_index
+
+    @property
+    def first_dealer(self) -> int:
+        return self._core.first_dealer
 
     @property
     def dealer(self) -> int:
-        # RULES.md: the deal passes to the left (next seat) each round.
-        return (self.first_dealer + self.round_index) % self.num_players
+        return self._core.dealer
 
     @property
-    def is_over(self) -> bool:
-        return self.phase == Phase.GAME_OVER
+    def scores(self) -> list[int]:
+        """The game's totals, per seat (a new list)."""
+        return self._core.scores()
 
-    def _deal(self) -> None:
-        rules, n = self.rules, self.num_players
-        # Each round has random streams of its own (the deal, then stock rebuilds), derived from
-        # the seed and the round, so that a round's deal does not depend on what happened in
-        # earlier rounds: duplicate tournaments replay the same deals in every seating.
-        deal_rng = np.random.default_rng((self.seed, self.round_index, 0))
-        deck = shuffled_deck(deal_rng, rules.decks, rules.jokers_per_deck)
-        hands = [bytearray(NUM_KINDS) for _ in range(n)]
-        size = self.cards_dealt
-        # Deal one card at a time, starting left of the dealer.
-        for i in range(size * n):
-            hands[(self.dealer + 1 + i) % n][deck.pop()] += 1
-        upcard = deck.pop()
-        self._round = _Round(
-            hands=hands,
-            stock=[int(c) for c in deck],
-            discard_pile=[int(upcard)],
-            taken=[[0] * NUM_KINDS for _ in range(n)],
-            false_outs=[0] * n,
-            rng=np.random.default_rng((self.seed, self.round_index, 1)),
-        )
-        self.current = (self.dealer + 1) % n  # RULES.md: left of the dealer plays first
-        self.phase = Phase.DRAW
-        self._legal_cache = None
+    @scores.setter
+    def scores(self, values: list[int]) -> None:
+        state = self._core.state()
+        state["scores"] = list(values)
+        self._core.set_state(state)  # checked by the engine
 
-    def arrange(
-        self,
-        hands: list[str | list[int]],
-        stock: str | list[int] = "",
-        discard_pile: str | list[int] = "",
-        current: int | None = None,
-        *,
-        round_index: int | None = None,
-        table: Sequence[TableMeld | tuple[int, str | list[int]]] = (),
-        went_out: int | None = None,
-        known: Sequence[str | list[int]] | None = None,
-        turns: int = 0,
-        false_outs: Sequence[int] | None = None,
-        scores: Sequence[int] | None = None,
-    ) -> None:
-        """Replace the round in play (for tests, puzzles and tutorials): set up the start of
-        ``current``'s turn (the draw) in any position that play reaches.
+    def hand_counts(self, seat: int) -> tuple[int, ...]:
+        return tuple(self._core.hand(seat))
 
-        ``hands`` per seat, ``stock`` bottom first (its last card is drawn next) and
-        ``discard_pile`` bottom first, as card strings or kind lists. The cards need not form
-        whole decks. With an empty stock and an empty discard pile nothing can be drawn: the
-        round ends at once and is scored (RULES.md). The game can no longer be recorded: its
-        deal is not the seed's.
+    @property
+    def discard_pile(self) -> list[Card]:
+        """The discard pile, bottom first; the last card is the top discard."""
+        return [ALL_CARDS[c] for c in self._core.discard_pile()]
 
-        The rest of a round under way, all public (a game's :attr:`table`, :attr:`went_out`,
-        :meth:`taken_from_discard`, :attr:`turns`, :attr:`scores` give them):
+    @property
+    def top_discard(self) -> Card | None:
+        top = self._core.top_discard
+        return ALL_CARDS[top] if top >= 0 else None
 
-        - ``table``: the melds on the table, as :class:`TableMeld` or ``(seat, cards)`` (cards
-          that form one meld);
-        - ``went_out``: the seat that went out; the final turns are then under way, and the
-          seats from the one after it to the one before ``current`` have had theirs. Its hand
-          is empty, and so may be those of the seats that laid everything down in their final
-          turn (redemption); every seat still to play holds at least one card (a seat with none
-          could take the top discard and then have nothing it may discard);
-        - ``known``: per seat, the cards everyone knows it holds (:meth:`known_cards`), in its
-          hand (default: none);
-        - ``turns``: the turns played this round (the turn cap counts them);
-        - ``false_outs``: per seat, the false go-out penalties of this round (not doubled);
-        - ``scores``: the game's totals before this round (default: as they are).
+    @property
+    def stock_size(self) -> int:
+        return self._core.stock_size
 
-        A seat that laid down (the one that went out and, with redemption, those that had their
-        final turn) is scored at the end of the round from its melds on the table as they lie
-        then (cards laid off onto them since included) and the cards left in its hand. A
-        stock rebuilt after this is shuffled by the round's own random stream from its start,
-        as in a seeded game whose stock was not rebuilt yet this round. To set up a discard
-        phase, arrange the turn and apply its draw.
-        """
-        # Everything is checked before anything changes: a refused arrangement leaves the game.
-        n = self.num_players
-        if isinstance(hands, (str, bytes)) or not hasattr(hands, "__len__"):
-            raise ValueError(f"arrange needs a list of {n} hands, got {_short(hands)}")
-        if len(hands) != n:
-            raise ValueError(f"arrange needs {n} hands, got {len(hands)}")
-        if round_index is not None and not (
-            _is_index(round_index) and 0 <= round_index < self.rules.num_rounds
-        ):
-            raise ValueError(
-                f"round_index must be 0..{self.rules.num_rounds - 1}, got {_short(round_index)}"
+    @property
+    def went_out(self) -> int | None:
+        seat = self._core.went_out
+        return None if seat < 0 else seat
+
+    @property
+    def turns(self) -> int:
+        """Turns completed in this round (all seats)."""
+        return self._core.turns
+
+    @property
+    def table(self) -> list[TableMeld]:
+        return [
+            TableMeld(seat=seat, cards=tuple(ALL_CARDS[c] for c in cards), shape=shape_of(shape))
+            for seat, cards, shape, _ in self._core.table()
+        ]
+
+    @property
+    def false_outs(self) -> list[int]:
+        """Per seat, the false go-out penalties of this round so far (public; not doubled)."""
+        return self._core.false_outs()
+
+    @property
+    def drawn_upcard(self) -> Card | None:
+        card = self._core.drawn_upcard
+        return ALL_CARDS[card] if card >= 0 else None
+
+    def known_cards(self, seat: int) -> tuple[int, ...]:
+        """What everyone knows ``seat`` holds, as 53 counts: the cards it took from the discard
+        pile this round, less one for each card of that kind it discarded or laid down since
+        (never below 0). Derived from public events only: with several decks a seat may discard
+        an identical copy it held from before, so this is a lower bound of what it holds, the
+        same whatever the hidden cards are."""
+        return tuple(self._core.known(seat))
+
+    def all_hands(self) -> list[tuple[int, ...]]:
+        """Every seat's hand as 53 counts (hidden information)."""
+        return [tuple(h) for h in self._core.hands()]
+
+    def stock_cards(self) -> list[int]:
+        """The stock, bottom first (hidden information)."""
+        return list(self._core.stock())
+
+    def observation(self, seat: int, layout) -> np.ndarray:
+        """``seat``'s observation vector (``float32``, a new array) as ``layout`` lays it out
+        (:class:`tt_env.encoding.observation.EngineLayout`), written by the C engine."""
+        if layout is not self._layout:
+            core = self._core
+            core.set_layout(
+                tuple(layout.starts[name] for name in core_module().PIECES), layout.size
             )
-        if current is not None and not (_is_index(current) and 0 <= current < n):
-            raise ValueError(f"current must be a seat 0..{n - 1}, got {_short(current)}")
-        seat_to_move = self.current if current is None else int(current)
-        if went_out is not None and not (_is_index(went_out) and 0 <= went_out < n):
-            raise ValueError(f"went_out must be a seat 0..{n - 1} or None, got {_short(went_out)}")
-        if went_out is not None and went_out == seat_to_move:
-            raise ValueError(
-                f"seat {went_out} went out: its final turns end before it would move again"
-            )
-        # The seats still to play this round: all of them, or those before the one out.
-        to_play = set(range(n))
-        if went_out is not None:
-            to_play = {(seat_to_move + i) % n for i in range((went_out - seat_to_move) % n)}
-        counts = []
-        for seat, cards in enumerate(hands):
-            row = [0] * NUM_KINDS
-            for c in _parse(cards):
-                row[c] += 1
-            if max(row) > 254:  # room for one more: a draw adds to a byte
-                raise ValueError("a hand may hold at most 254 cards of one kind")
-            if seat == went_out and any(row):
-                raise ValueError(f"seat {seat} went out: its hand must be empty")
-            if seat in to_play and not any(row):
-                raise ValueError(
-                    f"seat {seat} holds no card: every seat still to play this round needs "
-                    "at least one card"
-                )
-            counts.append(bytearray(row))
-        stock_cards, pile_cards = _parse(stock), _parse(discard_pile)
-        index = min(self.round_index, self.rules.num_rounds - 1)
-        wild_rank = self.rules.rounds[index if round_index is None else int(round_index)].wild_rank
-        melds = [self._table_meld(m, wild_rank) for m in table]
-        taken = self._arranged_known(known, counts)
-        # The turn cap ends a round nobody went out of; the final turns after a go-out in the
-        # last turn before the cap run past it.
-        low, high = (
-            (0, self.rules.turn_cap - 1) if went_out is None else (1, self.rules.turn_cap + n - 2)
-        )
-        if not (_is_index(turns) and low <= turns <= high):
-            raise ValueError(
-                f"turns must be {low}..{high} (the turn cap ends the round), got {_short(turns)}"
-            )
-        false_outs = self._per_seat("false_outs", false_outs, [0] * n)
-        scores = self._per_seat("scores", scores, self.scores)
-        if round_index is not None:
-            self.round_index = int(round_index)
-        self._round = _Round(
-            hands=counts,
-            stock=stock_cards,
-            discard_pile=pile_cards,
-            taken=taken,
-            table=melds,
-            went_out=went_out,
-            false_outs=false_outs,
-            turns=int(turns),
-            rng=np.random.default_rng((self.seed, self.round_index, 1)),
-        )
-        self.scores = scores
-        self.current = seat_to_move
-        if went_out is not None:  # the seats that laid down: scored as the table shows them
-            laid = set(range(n)) - to_play if self.rules.redemption else {went_out}
-            for seat in sorted(laid):
-                self._round.scored[seat] = self._scored_from_table(seat)
-        self.phase = Phase.DRAW
-        self._legal_cache = None
-        self._arranged = True
-        self._end_round_if_nothing_to_draw()
-
-    def _table_meld(self, meld, wild_rank: int) -> TableMeld:
-        """A meld for :meth:`arrange`'s ``table``: a :class:`TableMeld`, or ``(seat, cards)``
-        whose cards form one meld."""
-        n = self.num_players
-        if isinstance(meld, TableMeld):
-            seat, cards = meld.seat, meld.cards
-        elif isinstance(meld, tuple) and len(meld) == 2:
-            seat, cards = meld
-        else:
-            raise ValueError(f"a table meld is a TableMeld or (seat, cards), got {_short(meld)}")
-        if not (_is_index(seat) and 0 <= seat < n):
-            raise ValueError(f"a table meld's seat must be 0..{n - 1}, got {_short(seat)}")
-        parsed = [ALL_CARDS[c] for c in _parse(cards)]
-        if isinstance(meld, TableMeld):
-            if not isinstance(meld.shape, MeldShape):
-                raise ValueError(f"a table meld's shape must be a MeldShape, got {meld.shape!r}")
-            return TableMeld(seat=int(seat), cards=tuple(parsed), shape=meld.shape)
-        arrangement = solve(parsed, wild_rank, self.rules)
-        if len(arrangement.melds) != 1 or arrangement.deadwood:
-            raise ValueError(f"table meld {format_cards(parsed)!r} is not one meld")
-        return TableMeld(
-            seat=int(seat), cards=tuple(arrangement.melds[0]), shape=arrangement.shapes[0]
-        )
-
-    def _arranged_known(self, known, counts: list[bytearray]) -> list[list[int]]:
-        n = self.num_players
-        if known is None:
-            return [[0] * NUM_KINDS for _ in range(n)]
-        if isinstance(known, (str, bytes)) or not hasattr(known, "__len__") or len(known) != n:
-            raise ValueError(f"known must be a list of {n} lists of cards, got {_short(known)}")
-        taken = []
-        for seat, cards in enumerate(known):
-            row = [0] * NUM_KINDS
-            for c in _parse(cards):
-                row[c] += 1
-                if row[c] > counts[seat][c]:
-                    raise ValueError(
-                        f"seat {seat} is known to hold {ALL_CARDS[c]}, which its hand does not"
-                    )
-            taken.append(row)
-        return taken
-
-    def _per_seat(self, name: str, values, default: list[int]) -> list[int]:
-        n = self.num_players
-        if values is None:
-            return list(default)
-        if (
-            isinstance(values, (str, bytes))
-            or not hasattr(values, "__len__")
-            or len(values) != n
-            or not all(_is_index(v) and v >= 0 for v in values)
-        ):
-            raise ValueError(f"{name} must be {n} integers >= 0, got {_short(values)}")
-        return [int(v) for v in values]
-
-    def _scored_from_table(self, seat: int) -> tuple[int, Arrangement]:
-        """The score that laying down gave ``seat``, rebuilt by :meth:`arrange`: its melds on
-        the table and what is left in its hand."""
-        r = self._round
-        rest = solve(
-            _cards_of(r.hands[seat]),
-            self.wild_rank,
-            self.rules,
-            joker_penalty=self._joker_penalty(seat),
-        )
-        own = [m for m in r.table if m.seat == seat]
-        arrangement = Arrangement(
-            melds=[list(m.cards) for m in own] + rest.melds,
-            shapes=[m.shape for m in own] + rest.shapes,
-            deadwood=rest.deadwood,
-            points=rest.points,
-        )
-        return arrangement.points, arrangement
+            self._layout = layout
+        return np.frombuffer(self._core.observation(seat), np.float32)
 
     # ------------------------------------------------------------------ moves
     def legal_moves(self) -> list[Move]:
         """The legal moves of the seat to move (empty when the game is over)."""
-        if self._legal_cache is None:
-            self._legal_cache = self._compute_legal()
-        return self._legal_cache
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = list(map(ACTION_MOVES.__getitem__, self._core.legal_actions()))
+        return legal
 
-    def _compute_legal(self) -> list[Move]:
-        r = self._round
-        if self.phase == Phase.DRAW:
-            moves = []
-            if r.stock or len(r.discard_pile) > 1:  # an empty stock is rebuilt at the draw
-                moves.append(DRAW_STOCK)
-            if r.discard_pile:
-                moves.append(TAKE_DISCARD)
-            return moves
-        if self.phase == Phase.DISCARD:
-            hand = r.hands[self.current]
-            moves = list(compress(DISCARD, hand))  # a discard of each kind held, ascending
-            upcard = r.drawn_upcard
-            barred = upcard if upcard >= 0 and not self._may_discard(upcard) else -1
-            if barred >= 0:
-                moves.remove(DISCARD[barred])
-            if self.rules.false_out_penalty is not None:
-                moves += [GO_OUT[m.card] for m in moves]
-            else:
-                outs = go_out_discards(hand, self.wild_rank, self.rules)
-                moves += [GO_OUT[k] for k in outs if k != barred]
-            return moves
-        return []
-
-    def _may_discard(self, kind: int) -> bool:
-        r = self._round
-        if kind != r.drawn_upcard or self.rules.discard_drawn_upcard:
-            return True
-        # Decided here (RULES.md): the card just taken from the discard pile may not be discarded
-        # in the same turn; an identical card held from before (several decks) may.
-        return r.hands[self.current][kind] > 1
+    def legal_mask(self) -> bytes:
+        """The legal actions of the seat to move as 108 bytes of 0/1 (action ids:
+        :data:`tt_env.game.moves.ACTION_MOVES`); all 0 when nobody is to move."""
+        return self._core.legal_mask()
 
     def go_out_discards(self) -> set[int]:
         """In the discard phase: the card kinds whose discard leaves a hand with no deadwood."""
-        return set(go_out_discards(self._round.hands[self.current], self.wild_rank, self.rules))
-
-    def check(self, move: Move | str) -> None:
-        """Raise :class:`IllegalMoveError` saying why, if ``move`` is not legal now."""
-        self._validated(move)
-
-    def _validated(self, move: Move | str) -> Move:
-        """The move as the engine's own :class:`Move` if it is legal now; else
-        :class:`IllegalMoveError` naming what is wrong (malformed, or against the rules)."""
-        if id(move) not in _CANONICAL_IDS:  # not one of DRAW_STOCK, ..., GO_OUT[k] itself
-            move = _as_move(move)
-        if move in self.legal_moves():
-            return move
-        raise IllegalMoveError(self._why_illegal(move))
-
-    def _why_illegal(self, move: Move) -> str:
-        r = self._round
-        who = f"seat {self.current}"
-        if self.phase == Phase.GAME_OVER:
-            return "the game is over"
-        if self.phase == Phase.ROUND_OVER:
-            return "the round is over (a snapshot of its end: Game.ended_round)"
-        if self.phase == Phase.DRAW:
-            if move.kind in (MoveKind.DISCARD, MoveKind.GO_OUT):
-                return f"{who} must draw first (draw stock or take discard), not {move}"
-            if move.kind == MoveKind.DRAW_STOCK:
-                return "the stock is empty and the discard pile cannot rebuild it"
-            return "the discard pile is empty"
-        if move.kind in (MoveKind.DRAW_STOCK, MoveKind.TAKE_DISCARD):
-            return f"{who} has already drawn this turn and must discard or go out"
-        if not 0 <= move.card < NUM_KINDS:
-            return f"no such card kind: {move.card}"
-        card = ALL_CARDS[move.card]
-        if not r.hands[self.current][move.card]:
-            return f"{who} does not hold {card}"
-        if not self._may_discard(move.card):
-            return (
-                f"{card} was just taken from the discard pile and may not be discarded "
-                "this turn (rule option discard_drawn_upcard)"
-            )
-        return f"{who} cannot go out discarding {card}: the other cards do not all meld"
+        return set(go_out_discards(self._core.hand(self.current), self.wild_rank, self.rules))
 
     def apply(self, move: Move | str) -> Outcome:
         """Play ``move`` (a :class:`Move` or its words, ``"discard 7H"``) for the seat to move
@@ -478,218 +248,83 @@ class Game:
         The move is checked completely before anything changes: a malformed or illegal move
         raises :class:`IllegalMoveError` naming it and leaves the game as it was.
         """
-        move = self._validated(move)
-        self.moves.append(move)
-        self._legal_cache = None
-        r = self._round
-        seat = self.current
-        kind = move.kind
-        if kind == MoveKind.DRAW_STOCK:
-            rebuilt = not r.stock
-            if rebuilt:
-                self._rebuild_stock()
-            card = r.stock.pop()
-            r.hands[seat][card] += 1
-            r.drawn_upcard = -1
-        elif kind == MoveKind.TAKE_DISCARD:
-            rebuilt = False
-            card = r.discard_pile.pop()
-            r.hands[seat][card] += 1
-            r.taken[seat][card] += 1
-            r.drawn_upcard = card
-        else:
-            return self._discard(seat, move)
-        self.phase = Phase.DISCARD
-        return Outcome(
-            move=move,
-            seat=seat,
-            card=card,
-            known=r.taken[seat][card],
-            stock_size=len(r.stock),
-            rebuilt=rebuilt,
-            went_out=False,
-            false_out=False,
-            laid=False,
-            next_seat=seat,
-            turns=r.turns,
-            round_result=None,
-            game_over=False,
+        action = action_of(move)
+        if action < 0:  # not one of the engine's own moves: its words, or an equal Move
+            move = _as_move(move)
+            action = action_of(move)
+        core = self._core
+        if not core.legal_mask()[action]:
+            raise IllegalMoveError(self._why_illegal(move))
+        seat, card, known, stock, rebuilt, out, false_out, laid, nxt, turns, ended, over = (
+            core.apply(action)
         )
-
-    def _rebuild_stock(self) -> None:
-        # Decided here (RULES.md): the discard pile except its top card is shuffled into a new
-        # stock when the stock is empty at a draw.
-        r = self._round
-        top = r.discard_pile.pop()
-        order = r.rng.permutation(len(r.discard_pile))
-        r.stock = [r.discard_pile[i] for i in order]
-        r.discard_pile = [top]
-
-    def _discard(self, seat: int, move: Move) -> Outcome:
-        r, rules = self._round, self.rules
-        card = move.card
-        going_out = move.kind == MoveKind.GO_OUT
-        valid_out = False
-        if going_out:
-            valid_out = rules.false_out_penalty is None or card in self.go_out_discards()
-        hand = r.hands[seat]
-        hand[card] -= 1
-        r.discard_pile.append(card)
-        self._forget(seat, card)
-        r.drawn_upcard = -1
-        r.turns += 1
-        if going_out and not valid_out:
-            # RULES.md, false_out_penalty: the discard stands, the player is not out.
-            r.false_outs[seat] += rules.false_out_penalty
-        final_turn = r.went_out is not None
-        went_out = going_out and valid_out and not final_turn
-        laid = False
-        known = r.taken[seat][card]
-        if went_out:
-            r.went_out = seat
-            arrangement = self._lay_down(seat)
-            r.scored[seat] = (0, arrangement)
-            laid = True
-        elif final_turn and rules.redemption:
-            size = sum(r.hands[seat])
-            r.scored[seat] = self._redeem(seat)
-            laid = sum(r.hands[seat]) != size
-        turns = r.turns
-        nxt = (seat + 1) % self.num_players
+        self.moves.append(move)
+        self._legal = None
         result = None
-        if r.went_out is not None:
-            if nxt == r.went_out:  # everyone else has had a final turn
-                result = self._end_round("out")
-        elif r.turns >= rules.turn_cap:
-            # Decided here (RULES.md): the turn cap ends the round; nobody went out.
-            result = self._end_round("turn_cap")
-        if result is None:
-            self.current = nxt
-            self.phase = Phase.DRAW
-            result = self._end_round_if_nothing_to_draw()
+        if ended:
+            result = self._round_result()
+            self.round_results.append(result)
         return Outcome(
             move=move,
             seat=seat,
             card=card,
             known=known,
-            stock_size=len(r.stock),
-            rebuilt=False,
-            went_out=went_out,
-            false_out=going_out and not valid_out,
+            stock_size=stock,
+            rebuilt=rebuilt,
+            went_out=out,
+            false_out=false_out,
             laid=laid,
-            next_seat=nxt if result is None else seat,
+            next_seat=nxt,
             turns=turns,
             round_result=result,
-            game_over=self.phase == Phase.GAME_OVER,
+            game_over=over,
         )
 
-    def _end_round_if_nothing_to_draw(self) -> RoundResult | None:
-        # Decided here (RULES.md): when neither the stock nor the discard pile can be drawn from,
-        # the round ends and is scored. After a discard the pile always has a card, so only an
-        # arranged deal gets here; the check stays at the start of every turn all the same.
-        r = self._round
-        if not r.stock and not r.discard_pile:
-            return self._end_round("no_cards")
-        return None
-
-    def _forget(self, seat: int, card: int) -> None:
-        # A card of this kind left the seat's hand, in public (a discard, a lay-down): one known
-        # copy fewer. With several decks the copy that left may have been held from before and
-        # the taken one still be in the hand; but the table cannot tell them apart, so public
-        # knowledge drops by one whichever it was (reading the hand would leak it).
-        taken = self._round.taken[seat]
-        if taken[card]:
-            taken[card] -= 1
-
-    def _lay_down(self, seat: int) -> Arrangement:
-        r = self._round
-        hand = r.hands[seat]
-        arrangement = solve(_cards_of(hand), self.wild_rank, self.rules)
-        if arrangement.points:
-            raise AssertionError("a valid go-out left deadwood")  # guarded by go_out_discards
-        self._move_to_table(seat, arrangement.melds, arrangement.shapes)
-        return arrangement
-
-    def _move_to_table(self, seat, melds, shapes) -> None:
-        r = self._round
-        hand = r.hands[seat]
-        for cards, shape in zip(melds, shapes):
-            for c in cards:
-                hand[c] -= 1
-                self._forget(seat, c)
-            r.table.append(TableMeld(seat=seat, cards=tuple(cards), shape=shape))
-
-    def _joker_penalty(self, seat: int) -> int | None:
-        # RULES.md, joker_layoff: a leftover joker may be dropped on another player's meld.
-        r = self._round
-        if self.rules.joker_layoff and any(m.seat != seat for m in r.table):
-            return 0
-        return None
-
-    def _redeem(self, seat: int) -> tuple[int, Arrangement]:
-        """Redemption: lay down own melds and lay off loose cards onto the table."""
-        r = self._round
-        hand = r.hands[seat]
-        result = lay_off(
-            _cards_of(hand),
-            [m.shape for m in r.table],
-            self.wild_rank,
-            self.rules,
-            joker_penalty=self._joker_penalty(seat),
+    def _round_result(self) -> RoundResult:
+        """The round that just ended, scored, with the arrangement each seat was scored by."""
+        index, went_out, penalties, deadwood, false_outs, ended_by, laid, hands, joker_free = (
+            self._core.round_result()
         )
-        for index, cards in result.layoffs:
-            old = r.table[index]
-            for c in cards:
-                hand[c] -= 1
-                self._forget(seat, c)
-            r.table[index] = TableMeld(
-                seat=old.seat, cards=old.cards + tuple(cards), shape=result.table[index]
-            )
-        arrangement = result.arrangement
-        self._move_to_table(seat, arrangement.melds, arrangement.shapes)
-        return arrangement.points, arrangement
-
-    def _end_round(self, ended_by: str) -> RoundResult:
-        r, rules, n = self._round, self.rules, self.num_players
-        multiplier = rules.score_multiplier(self.wild_rank)
-        deadwood, arrangements = [], []
-        for seat in range(n):
-            if seat in r.scored:
-                points, arrangement = r.scored[seat]
-            else:
-                arrangement = solve(
-                    _cards_of(r.hands[seat]),
-                    self.wild_rank,
-                    rules,
-                    joker_penalty=self._joker_penalty(seat),
+        round_ = self.rules.rounds[index]
+        arrangements = []
+        for seat, melds in enumerate(laid):
+            arranged = self._laid.get(seat)
+            if arranged is not None:  # laid down before Game.arrange: as arrange scored it
+                arrangements.append(arranged[1])
+            elif melds is None:  # scored by its hand
+                arrangements.append(
+                    solve(
+                        from_counts(hands[seat]),
+                        round_.wild_rank,
+                        self.rules,
+                        joker_penalty=0 if joker_free[seat] else None,
+                    )
                 )
-                points = arrangement.points
-            deadwood.append(points)
-            arrangements.append(arrangement)
-        # Decided here: doubling applies to the whole round score, false go-outs included.
-        penalties = tuple(multiplier * (d + f) for d, f in zip(deadwood, r.false_outs))
-        for seat in range(n):
-            self.scores[seat] += penalties[seat]
-        result = RoundResult(
-            round_index=self.round_index,
-            cards_dealt=self.cards_dealt,
-            wild_rank=self.wild_rank,
-            went_out=r.went_out,
-            penalties=penalties,
+            else:  # laid down: its melds as it laid them, and what it kept
+                arrangements.append(
+                    Arrangement(
+                        # a meld's first cards are those it was laid down with (size: as_laid[6])
+                        melds=[
+                            [ALL_CARDS[c] for c in cards[: as_laid[6]]]
+                            for *_, cards, _, as_laid in melds
+                        ],
+                        shapes=[shape_of(as_laid) for *_, as_laid in melds],
+                        deadwood=from_counts(hands[seat]),
+                        points=deadwood[seat],
+                    )
+                )
+        self._laid = {}
+        return RoundResult(
+            round_index=index,
+            cards_dealt=round_.cards,
+            wild_rank=round_.wild_rank,
+            went_out=None if went_out < 0 else went_out,
+            penalties=tuple(penalties),
             deadwood_points=tuple(deadwood),
-            false_outs=tuple(r.false_outs),
+            false_outs=tuple(false_outs),
             arrangements=tuple(arrangements),
-            ended_by=ended_by,
+            ended_by=_ENDED_BY[ended_by],
         )
-        self.round_results.append(result)
-        self._ended = (r, self.round_index, self.current)  # before the next deal replaces r
-        if self.round_index + 1 < rules.num_rounds:
-            self.round_index += 1
-            self._deal()
-        else:
-            self.phase = Phase.GAME_OVER
-            self._legal_cache = None
-        return result
 
     def ended_round(self) -> Game:
         """The game as it stood right after the last move of the round that ended last.
@@ -702,229 +337,84 @@ class Game:
         last round) and it has no legal move. For showing how an episode ended; playing on it
         raises :class:`IllegalMoveError`.
         """
-        if self._ended is None:
+        if not self._core.rounds_played:
             raise ValueError("no round has ended yet")
-        ended, round_index, current = self._ended
-        # A shallow copy (the ended round's state is never changed again), its fields set as
-        # __deepcopy__ sets a copy's: a new object's, before anyone holds it.
         snapshot = object.__new__(type(self))
         snapshot.__dict__.update(
             self.__dict__,
-            _round=ended,
-            round_index=round_index,
-            current=current,
-            phase=Phase.GAME_OVER if self.is_over else Phase.ROUND_OVER,
-            _legal_cache=[],
-            scores=list(self.scores),
+            _core=self._core.ended_copy(),
+            _legal=[],
             moves=list(self.moves),
             round_results=list(self.round_results),
+            _laid={},
         )
         return snapshot
 
-    # ------------------------------------------------------------------ views
-    @property
-    def winners(self) -> list[int]:
-        """Seats with the lowest total (ties share the win); empty until the game is over."""
-        if not self.is_over:
-            return []
-        best = min(self.scores)
-        return [s for s, score in enumerate(self.scores) if score == best]
-
-    def hand(self, seat: int) -> list[Card]:
-        return _cards_of(self._round.hands[seat])
-
-    def hand_counts(self, seat: int) -> tuple[int, ...]:
-        return tuple(self._round.hands[seat])
-
-    @property
-    def discard_pile(self) -> list[Card]:
-        """The discard pile, bottom first; the last card is the top discard."""
-        return [ALL_CARDS[c] for c in self._round.discard_pile]
-
-    @property
-    def top_discard(self) -> Card | None:
-        pile = self._round.discard_pile
-        return ALL_CARDS[pile[-1]] if pile else None
-
-    @property
-    def stock_size(self) -> int:
-        return len(self._round.stock)
-
-    @property
-    def went_out(self) -> int | None:
-        return self._round.went_out
-
-    @property
-    def turns(self) -> int:
-        """Turns completed in this round (all seats)."""
-        return self._round.turns
-
-    @property
-    def table(self) -> list[TableMeld]:
-        return list(self._round.table)
-
-    @property
-    def false_outs(self) -> list[int]:
-        """Per seat, the false go-out penalties of this round so far (public; not doubled)."""
-        return list(self._round.false_outs)
-
-    @property
-    def drawn_upcard(self) -> Card | None:
-        c = self._round.drawn_upcard
-        return ALL_CARDS[c] if c >= 0 else None
-
-    def known_cards(self, seat: int) -> tuple[int, ...]:
-        """What everyone knows ``seat`` holds, as 53 counts: the cards it took from the discard
-        pile this round, less one for each card of that kind it discarded or laid down since
-        (never below 0). Derived from public events only: with several decks a seat may discard
-        an identical copy it held from before, so this is a lower bound of what it holds, the
-        same whatever the hidden cards are."""
-        return tuple(self._round.taken[seat])
-
-    def taken_from_discard(self, seat: int) -> list[Card]:
-        """:meth:`known_cards` as cards: what ``seat`` is known to hold (public)."""
-        return _cards_of(self._round.taken[seat])
-
-    def view(self, seat: int) -> PlayerView:
-        """What ``seat`` may see: its own hand and the public information, nothing hidden."""
-        r, n = self._round, self.num_players
-        return PlayerView(
-            seat=seat,
-            num_players=n,
-            round_index=self.round_index,
-            cards_dealt=self.cards_dealt,
-            wild_rank=self.wild_rank,
-            dealer=self.dealer,
-            current=self.current,
-            phase=self.phase,
-            hand=tuple(r.hands[seat]),
-            discard_pile=tuple(r.discard_pile),
-            drawn_upcard=r.drawn_upcard if seat == self.current else -1,
-            hand_sizes=tuple(sum(h) for h in r.hands),
-            taken=tuple(tuple(t) for t in r.taken),
-            went_out=r.went_out,
-            table=tuple(r.table),
-            scores=tuple(self.scores),
-            stock_size=len(r.stock),
-            turns=r.turns,
-            legal_moves=tuple(self.legal_moves()) if seat == self.current else (),
+    # ------------------------------------------------------------------ set-up positions
+    def _set_round(self, arranged: ArrangedRound) -> None:
+        """Replace the round in play by one set up (:meth:`arrange`, checked) in the C engine,
+        which checks the whole state again before it takes it."""
+        a, n, core = arranged, self.num_players, self._core
+        round_ = self.rules.rounds[a.round_index]
+        rebuilds = np.random.default_rng((self.seed, a.round_index, 1)).bit_generator.state
+        laid = {}
+        for seat in a.laid:  # the seats that laid down: scored as the table shows them
+            joker_free = self.rules.joker_layoff and any(m.seat != seat for m in a.table)
+            laid[seat] = scored_from_table(
+                a.table,
+                seat,
+                a.hands[seat],
+                round_.wild_rank,
+                rules=self.rules,
+                joker_free=joker_free,
+            )
+        state = core.state()
+        state.update(
+            round_index=a.round_index,
+            phase=int(Phase.DRAW),
+            current=a.current,
+            scores=a.scores,
+            hands=[bytes(h) for h in a.hands],
+            taken=[bytes(t) for t in a.taken],
+            stock=bytes(a.stock),
+            discard_pile=bytes(a.discard_pile),
+            table=[
+                (m.seat, bytes(map(int, m.cards)), *[_shape_tuple(m.shape)] * 2) for m in a.table
+            ],
+            drawn_upcard=-1,
+            went_out=-1 if a.went_out is None else a.went_out,
+            false_outs=a.false_outs,
+            turns=a.turns,
+            scored=[int(s in laid) for s in range(n)],
+            scored_points=[laid[s][0] if s in laid else 0 for s in range(n)],
+            scored_first=[0] * n,
+            scored_count=[0] * n,
+            rng=_rng_words(rebuilds),
         )
-
-    def full_state(self) -> dict[str, Any]:
-        """The whole state, hidden cards included (for debugging and centralised critics)."""
-        r = self._round
-        return {
-            "round_index": self.round_index,
-            "wild_rank": self.wild_rank,
-            "dealer": self.dealer,
-            "current": self.current,
-            "phase": self.phase.name,
-            "hands": [format_cards(_cards_of(h)) for h in r.hands],
-            "stock": format_cards(r.stock),
-            "discard_pile": format_cards(r.discard_pile),
-            "went_out": r.went_out,
-            "scores": list(self.scores),
-            "turns": r.turns,
-        }
-
-    def all_hands(self) -> list[tuple[int, ...]]:
-        """Every seat's hand as 53 counts (hidden information)."""
-        return [tuple(h) for h in self._round.hands]
-
-    def stock_cards(self) -> list[int]:
-        """The stock, bottom first (hidden information)."""
-        return list(self._round.stock)
-
-    # ------------------------------------------------------------------ records
-    def record(self) -> dict[str, Any]:
-        """A JSON-ready record: rules, seed and moves, which replay to this exact game, and what
-        they lead to (rounds played, scores, winners), which :meth:`from_record` checks."""
-        if self._arranged:
-            raise RecordError(
-                "an arranged game (Game.arrange) cannot be recorded: its deal is not the seed's"
-            )
-        return {
-            "format": "tt_env.game",
-            "version": RECORD_VERSION,
-            "rules": self.rules.to_dict(),
-            "seed": self.seed,
-            "moves": [str(m) for m in self.moves],
-            "scores": list(self.scores),
-            "rounds_played": len(self.round_results),
-            "winners": self.winners,  # empty until the game is over
-        }
-
-    def to_json(self) -> str:
-        return json.dumps(self.record())
-
-    @classmethod
-    def from_record(cls, record: dict[str, Any] | str | bytes) -> Game:
-        """Replay a record (a dict, or its JSON as text or UTF-8 bytes).
-
-        The record must replay to exactly what it says: every move legal in turn, then
-        ``rounds_played`` rounds, the ``scores`` and (when given) the ``winners``. Otherwise, and
-        for anything malformed (bad bytes, wrong JSON types, absurd nesting), it raises
-        :class:`RecordError` naming the first disagreement.
-        """
-        rules, seed, moves, rounds_played, scores, winners = read_record(record)
-        game = cls(rules, seed=seed)
-        for i, text in enumerate(moves):
-            try:
-                game.apply(text)
-            except IllegalMoveError as exc:
-                raise RecordError(
-                    f"game record does not replay: move {i} {_short(text)}: {exc}"
-                ) from None
-        played = len(game.round_results)
-        if rounds_played != played:
-            raise RecordError(
-                f"game record does not match: it says {rounds_played} round(s) "
-                f"played, its {len(moves)} moves play {played}"
-            )
-        if scores != game.scores:
-            raise RecordError(
-                f"game record does not match: it says scores {scores}, the "
-                f"replay gives {game.scores}"
-            )
-        if winners is not None and winners != game.winners:
-            raise RecordError(
-                f"game record does not match: it says winners {winners}, the "
-                f"replay gives {game.winners}"
-            )
-        return game
+        core.set_state(state)
+        self._laid = laid
+        self._legal = None
+        if core.settle():  # nothing to draw: the round ends at once (RULES.md)
+            self.round_results.append(self._round_result())
 
 
-@dataclass(frozen=True)
-class PlayerView:
-    """Everything one seat may see (no hidden card of another seat, no stock order)."""
-
-    seat: int
-    num_players: int
-    round_index: int
-    cards_dealt: int
-    wild_rank: int
-    dealer: int
-    current: int
-    phase: Phase
-    hand: tuple[int, ...]  # 53 counts
-    discard_pile: tuple[int, ...]  # bottom first
-    drawn_upcard: int  # the card this seat took from the discard pile this turn, or -1
-    hand_sizes: tuple[int, ...]
-    taken: tuple[tuple[int, ...], ...]  # per seat: counts known to be held (Game.known_cards)
-    went_out: int | None
-    table: tuple[TableMeld, ...]
-    scores: tuple[int, ...]
-    stock_size: int
-    turns: int
-    legal_moves: tuple[Move, ...]
+def _rng_words(state: dict) -> tuple[int, ...]:
+    """numpy's PCG64 state as the C engine holds it: (state high, low, inc high, low,
+    has_uint32, uinteger)."""
+    words = state["state"]
+    mask = (1 << 64) - 1
+    return (
+        words["state"] >> 64,
+        words["state"] & mask,
+        words["inc"] >> 64,
+        words["inc"] & mask,
+        state["has_uint32"],
+        state["uinteger"],
+    )
 
 
-def _parse(cards: str | list[int]) -> list[int]:
-    return [int(c) for c in parse_cards(cards)]
-
-
-def _cards_of(counts) -> list[Card]:
-    return [ALL_CARDS[k] for k in compress(range(NUM_KINDS), counts) for _ in range(counts[k])]
+if core_module() is None:  # the C engine is not built (no C compiler): the reference plays
+    Game = reference.Game  # type: ignore[misc]  # noqa: F811
 
 
 __all__ = [
@@ -943,5 +433,6 @@ __all__ = [
     "RoundResult",
     "TableMeld",
     "JOKER",
+    "NUM_KINDS",
     "check_seed",
 ]

@@ -103,7 +103,17 @@ DRAW_STOCK = Move(MoveKind.DRAW_STOCK)
 TAKE_DISCARD = Move(MoveKind.TAKE_DISCARD)
 DISCARD: tuple[Move, ...] = tuple(Move(MoveKind.DISCARD, k) for k in range(NUM_KINDS))
 GO_OUT: tuple[Move, ...] = tuple(Move(MoveKind.GO_OUT, k) for k in range(NUM_KINDS))
-_CANONICAL_IDS = frozenset(map(id, (DRAW_STOCK, TAKE_DISCARD, *DISCARD, *GO_OUT)))
+ACTION_MOVES: tuple[Move, ...] = (DRAW_STOCK, TAKE_DISCARD, *DISCARD, *GO_OUT)
+"""The move of each action id, the one numbering of moves: 0 draw from the stock, 1 take the top
+discard, 2 + k discard card kind k, 55 + k go out discarding k (the C engine's ``TT_ACT_*``)."""
+_ACTION_OF_ID = {id(m): a for a, m in enumerate(ACTION_MOVES)}  # the engine's own Move -> id
+_CANONICAL_IDS = frozenset(_ACTION_OF_ID)
+
+
+def action_of(move: Move) -> int:
+    """The action id of one of the engine's own moves (:data:`ACTION_MOVES`), or -1 for any
+    other object (an equal Move built elsewhere included: :func:`_as_move` finds the engine's)."""
+    return _ACTION_OF_ID.get(id(move), -1)
 
 
 def _is_index(value: Any) -> bool:
@@ -176,6 +186,31 @@ class RoundResult:
     false_outs: tuple[int, ...]  # per seat, points from false go-outs (before doubling)
     arrangements: tuple[Arrangement, ...]  # per seat, the arrangement that was scored
     ended_by: str  # "out", "turn_cap" or "no_cards"
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """Everything one seat may see (no hidden card of another seat, no stock order)."""
+
+    seat: int
+    num_players: int
+    round_index: int
+    cards_dealt: int
+    wild_rank: int
+    dealer: int
+    current: int
+    phase: Phase
+    hand: tuple[int, ...]  # 53 counts
+    discard_pile: tuple[int, ...]  # bottom first
+    drawn_upcard: int  # the card this seat took from the discard pile this turn, or -1
+    hand_sizes: tuple[int, ...]
+    taken: tuple[tuple[int, ...], ...]  # per seat: counts known to be held (Game.known_cards)
+    went_out: int | None
+    table: tuple[TableMeld, ...]
+    scores: tuple[int, ...]
+    stock_size: int
+    turns: int
+    legal_moves: tuple[Move, ...]
 
 
 class Outcome(NamedTuple):

@@ -122,21 +122,3 @@ def thread_kernels(rules: Rules) -> tuple:
     cfgs = [solver_config(rules, r.wild_rank, jp) for r in rules.rounds for jp in (None, 0)]
     own = [None if k is None else k.c for k in private_kernels(cfgs)]
     return tuple(zip(own[0::2], own[1::2]))
-
-
-def new_game(rules: Rules, seed: int, *, layout=None, compiled_solver: bool = True):
-    """A game on the C engine (``tt_env.game._ccore.CoreGame``) with the exact solver: the
-    compiled kernel where it serves, the Python solver elsewhere (or everywhere, without
-    ``compiled_solver``). ``layout``, (starts, size), is where its ``observation(seat)`` puts
-    each piece (``tt_env.encoding.observation.piece_starts``)."""
-    module = core_module()
-    if module is None:
-        raise RuntimeError("the C engine (tt_env.game._ccore) is not built")
-    service = SolverService(rules)
-    if compiled_solver:
-        game = module.CoreGame(rules_tuple(rules), seed, service, kernels(rules))
-    else:
-        game = module.CoreGame(rules_tuple(rules), seed, service)
-    if layout is not None:
-        game.set_layout(*layout)
-    return game

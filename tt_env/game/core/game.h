@@ -79,7 +79,8 @@ typedef struct {
 typedef struct {
     int count;
     int8_t seat[TT_MAX_TABLE];
-    tt_shape shape[TT_MAX_TABLE];
+    tt_shape shape[TT_MAX_TABLE]; /* as it is now (lay-offs grow it) */
+    tt_shape laid[TT_MAX_TABLE];  /* as it was laid down: its first laid.size cards */
     int ncards;
     uint8_t card[TT_DECK_MAX];
     uint8_t meld_of[TT_DECK_MAX];
@@ -143,6 +144,7 @@ struct tt_game {
     int64_t false_outs[TT_MAX_SEATS];
     int scored[TT_MAX_SEATS]; /* laid down: scored from what it left (redemption, going out) */
     int64_t scored_points[TT_MAX_SEATS];
+    int scored_first[TT_MAX_SEATS], scored_count[TT_MAX_SEATS]; /* the table melds it laid */
     int turns;
     tt_rng rebuild_rng; /* the round's stock rebuilds */
     /* the round that ended last */
@@ -150,8 +152,10 @@ struct tt_game {
     int64_t last_penalties[TT_MAX_SEATS];
     int64_t last_deadwood[TT_MAX_SEATS];
     int rounds_played;
-    /* the last move */
-    int last_card;
+    /* the last move (tt_env.game.moves.Outcome): its seat and card, what the seat is known to
+       hold of the card after it, the stock, the turns and the seat to move next in the round
+       it was played in */
+    int last_seat, last_card, last_known, last_stock, last_turns, last_next;
     int last_rebuilt, last_went_out, last_false_out, last_laid, last_round_ended;
     /* Where to keep the game as the round that ended last left it (Game.ended_round), or NULL:
        the round is scored and the next one dealt within the move that ends it. */
@@ -202,6 +206,8 @@ static void tt_deal(tt_game *g) {
     memset(g->false_outs, 0, sizeof g->false_outs);
     memset(g->scored, 0, sizeof g->scored);
     memset(g->scored_points, 0, sizeof g->scored_points);
+    memset(g->scored_first, 0, sizeof g->scored_first);
+    memset(g->scored_count, 0, sizeof g->scored_count);
     g->turns = 0;
     entropy[2] = 1;
     tt_rng_seed(&g->rebuild_rng, entropy, 3);
@@ -291,7 +297,7 @@ static int tt_move_to_table(tt_game *g, int seat, const tt_melds *melds) {
     for (int m = 0; m < melds->count; m++) {
         int index = t->count++;
         t->seat[index] = (int8_t)seat;
-        t->shape[index] = melds->shape[m];
+        t->shape[index] = t->laid[index] = melds->shape[m];
         for (int j = 0; j < melds->shape[m].size; j++) {
             int c = melds->card[at++];
             g->hands[seat][c]--;
@@ -325,6 +331,8 @@ static int tt_redeem(tt_game *g, const tt_solver_service *svc, int seat, tt_rede
         t->meld_of[t->ncards++] = r->laid_off_onto[i];
     }
     for (int m = 0; m < t->count; m++) t->shape[m] = r->table_shape[m];
+    g->scored_first[seat] = t->count;
+    g->scored_count[seat] = r->own.count;
     int status2 = tt_move_to_table(g, seat, &r->own);
     if (status2 < 0) return status2;
     g->scored[seat] = 1;
@@ -381,6 +389,10 @@ static void tt_rebuild_stock(tt_game *g) {
     g->npile = 1;
 }
 
+/* Decided here (RULES.md): with neither stock nor discard pile the round ends; in play the
+   pile always holds the last discard, so only a set-up position gets here. */
+static inline int tt_nothing_to_draw(const tt_game *g) { return g->nstock == 0 && g->npile == 0; }
+
 static int tt_discard(tt_game *g, const tt_solver_service *svc, int seat, int card, int going_out,
                       tt_redemption *scratch) {
     const tt_rules *R = g->rules;
@@ -397,6 +409,7 @@ static int tt_discard(tt_game *g, const tt_solver_service *svc, int seat, int ca
     g->hands[seat][card]--;
     g->pile[g->npile++] = (uint8_t)card;
     tt_forget(g, seat, card);
+    g->last_known = g->taken[seat][card]; /* before any lay-down */
     g->drawn_upcard = -1;
     g->turns++;
     if (going_out && !valid_out) /* RULES.md, false_out_penalty: the discard stands */
@@ -409,6 +422,8 @@ static int tt_discard(tt_game *g, const tt_solver_service *svc, int seat, int ca
         g->went_out = seat;
         tt_melds *melds = &scratch->own;
         if (svc->arrange(svc->ctx, g->round_index, g->hands[seat], melds) < 0) return TT_SOLVER;
+        g->scored_first[seat] = g->table.count;
+        g->scored_count[seat] = melds->count;
         int status = tt_move_to_table(g, seat, melds);
         if (status < 0) return status;
         g->scored[seat] = 1;
@@ -421,6 +436,9 @@ static int tt_discard(tt_game *g, const tt_solver_service *svc, int seat, int ca
         g->last_laid = g->table.ncards != before;
     }
     const int next = (seat + 1) % R->num_players;
+    g->last_stock = g->nstock;
+    g->last_turns = g->turns;
+    g->last_next = seat; /* the mover, when the move ends the round */
     if (g->went_out >= 0) {
         if (next == g->went_out) /* everyone else has had a final turn */
             return tt_end_round(g, svc, TT_ENDED_OUT);
@@ -430,10 +448,18 @@ static int tt_discard(tt_game *g, const tt_solver_service *svc, int seat, int ca
     }
     g->current = next;
     g->phase = TT_DRAW;
-    /* Decided here (RULES.md): with neither stock nor discard pile the round ends; in play the
-       pile always holds the last discard, so only a set-up position gets here. */
-    if (g->nstock == 0 && g->npile == 0) return tt_end_round(g, svc, TT_ENDED_NO_CARDS);
+    if (tt_nothing_to_draw(g)) return tt_end_round(g, svc, TT_ENDED_NO_CARDS);
+    g->last_next = next;
     return TT_OK;
+}
+
+/* The start of a turn in a set-up position (tt_env's Game.arrange): with nothing to draw the
+   round ends at once and is scored. Returns 1 if it ended, 0 if not, or an error. */
+static inline int tt_settle(tt_game *g, const tt_solver_service *svc) {
+    if (g->phase != TT_DRAW || !tt_nothing_to_draw(g)) return 0;
+    g->last_round_ended = 0;
+    int status = tt_end_round(g, svc, TT_ENDED_NO_CARDS);
+    return status < 0 ? status : 1;
 }
 
 /* Play `action` for the seat to move, `mask` being the legal mask of the game as it stands
@@ -445,25 +471,28 @@ static int tt_apply_masked(tt_game *g, const tt_solver_service *svc, int action,
     const int seat = g->current;
     g->last_rebuilt = g->last_went_out = g->last_false_out = g->last_laid = 0;
     g->last_round_ended = 0;
-    if (action == TT_ACT_DRAW_STOCK) {
-        if (g->nstock == 0) {
-            tt_rebuild_stock(g);
-            g->last_rebuilt = 1;
+    g->last_seat = seat;
+    if (action <= TT_ACT_TAKE_DISCARD) {
+        int card;
+        if (action == TT_ACT_DRAW_STOCK) {
+            if (g->nstock == 0) {
+                tt_rebuild_stock(g);
+                g->last_rebuilt = 1;
+            }
+            card = g->stock[--g->nstock];
+            g->drawn_upcard = -1;
+        } else {
+            card = g->pile[--g->npile];
+            g->taken[seat][card]++;
+            g->drawn_upcard = card;
         }
-        int card = g->stock[--g->nstock];
         g->hands[seat][card]++;
-        g->drawn_upcard = -1;
         g->phase = TT_DISCARD;
         g->last_card = card;
-        return TT_OK;
-    }
-    if (action == TT_ACT_TAKE_DISCARD) {
-        int card = g->pile[--g->npile];
-        g->hands[seat][card]++;
-        g->taken[seat][card]++;
-        g->drawn_upcard = card;
-        g->phase = TT_DISCARD;
-        g->last_card = card;
+        g->last_known = g->taken[seat][card];
+        g->last_stock = g->nstock;
+        g->last_turns = g->turns;
+        g->last_next = seat;
         return TT_OK;
     }
     const int going_out = action >= TT_ACT_GO_OUT;
