@@ -29,21 +29,62 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout, uninstalled
 
+import gymnasium  # noqa: E402
+import numpy as np  # noqa: E402
+from gymnasium import spaces  # noqa: E402
 
-def rate_sb3(steps: int, **changes) -> float:
-    """MaskablePPO learner steps per second on ``tt-train``'s environment and policy with the
-    default settings (and ``changes``), once the first rollouts are done."""
-    import torch
+LEGAL = [0, 1, 2, 5, 9]  # the legal actions of a do-nothing env
+LENGTH = 12  # the steps of its episodes
+#: the sb3 backend's setup (tt-train's defaults before the lean backend)
+SB3_SETUP = dict(
+    backend="sb3",
+    opponents="counting=0.35,greedy=0.3,random=0.05,league=0.3",
+    n_envs=16,
+    n_steps=128,
+    batch_size=512,
+    n_epochs=4,
+    learning_rate=1e-4,
+    card_hidden=64,
+    trunk_hidden=128,
+    lookahead=True,
+)
+
+
+class TrivialEnv(gymnasium.Env):
+    """The spaces of the training env, no game: episodes of ``length`` steps."""
+
+    def __init__(self, size: int, length: int = LENGTH) -> None:
+        self.observation_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
+        self.action_space = spaces.Discrete(108)
+        self._obs = np.zeros(size, np.float32)
+        self._mask = np.zeros(108, bool)
+        self._mask[LEGAL] = True
+        self.length = length
+        self.t = 0
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return self._obs, {}
+
+    def step(self, action):
+        self.t += 1
+        done = self.t >= self.length
+        return self._obs, 1.0 if done else 0.0, done, False, {}
+
+    def action_masks(self):
+        return self._mask
+
+
+def maskable_ppo(config, env):
+    """MaskablePPO with tt-train's CardNet policy and ``config``'s rollout and update sizes."""
     from sb3_contrib import MaskablePPO
 
     from tt_env.learned.features import CardFeatures
-    from tt_env.train import CardPolicy, TrainConfig, make_vec_env, net_kwargs_for
+    from tt_env.train import CardPolicy, net_kwargs_for
 
-    torch.set_num_threads(1)
-    config = TrainConfig(**changes)
     features = CardFeatures(config.make_rules(), lookahead=config.lookahead)
-    env = make_vec_env(config, seed=0, league_dir=None)
-    model = MaskablePPO(
+    return MaskablePPO(
         CardPolicy,
         env,
         policy_kwargs={"net_kwargs": net_kwargs_for(config, features)},
@@ -55,12 +96,29 @@ def rate_sb3(steps: int, **changes) -> float:
         seed=0,
         device="cpu",
     )
-    model.learn(total_timesteps=config.n_steps * config.n_envs)  # warm
+
+
+def rate(model, steps: int) -> float:
+    """Steps per second of ``model.learn`` once its first rollout is done."""
+    model.learn(total_timesteps=model.n_steps * model.n_envs)  # warm: compiled code, a rollout
     start = time.perf_counter()
     model.learn(total_timesteps=steps, reset_num_timesteps=False)
-    seconds = time.perf_counter() - start
+    return steps / (time.perf_counter() - start)
+
+
+def rate_sb3(steps: int, **changes) -> float:
+    """MaskablePPO learner steps per second on ``tt-train``'s environment and policy with the
+    default settings (and ``changes``), once the first rollout is done."""
+    import torch
+
+    from tt_env.train import TrainConfig, make_vec_env
+
+    torch.set_num_threads(1)
+    config = TrainConfig(**changes)
+    env = make_vec_env(config, seed=0, league_dir=None)
+    steps_per_second = rate(maskable_ppo(config, env), steps)
     env.close()
-    return model.num_timesteps and (model.num_timesteps - config.n_steps * config.n_envs) / seconds
+    return steps_per_second
 
 
 def rate_baseline(path: str, steps: int) -> float:

@@ -270,13 +270,13 @@ class DoNothingVecEnv(TablesVecEnv):
 
 
 def bench_train(args) -> None:
-    from bench_training import TrivialEnv, maskable_ppo, rate
+    from bench_training import SB3_SETUP, TrivialEnv, maskable_ppo, rate
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from tt_env.train import TrainConfig, make_vec_env
 
-    default = TrainConfig()
-    subproc = TrainConfig(vec_env="subproc", n_envs=4, n_steps=512)
+    default = TrainConfig(**SB3_SETUP)
+    subproc = TrainConfig(**{**SB3_SETUP, "vec_env": "subproc", "n_envs": 4, "n_steps": 512})
     rates = {}
     for name, config in (("default (batch)", default), ("subproc", subproc)):
         env = make_vec_env(config, seed=0, league_dir=None)
@@ -286,7 +286,7 @@ def bench_train(args) -> None:
     trivial_env = DummyVecEnv([lambda: TrivialEnv(size)] * default.n_envs)
     trivial = rate(maskable_ppo(default, trivial_env), args.train_steps)
     print(
-        f"\ntrain: tt-train's setup (CardNet, opponents {default.opponents}, without "
+        f"\ntrain: tt-train's sb3 setup (CardNet, opponents {default.opponents}, without "
         "league snapshots, CardFeatures)"
     )
     d, b = rates["default (batch)"], rates["subproc"]
