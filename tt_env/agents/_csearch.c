@@ -139,7 +139,7 @@ static int set_kernels(tt_searcher *T, PyObject *kernel, PyObject *joker_kernel)
         return 0;
     }
     T->set.rules.wild_rank[0] = (int)S->w + 1;
-    tt_rollout_room_init(&T->room, S, J);
+    tt_rollout_room_init(&T->room, &T->set.rules, S, J);
     return 1;
 }
 

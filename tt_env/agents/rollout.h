@@ -18,7 +18,9 @@
    The engine's questions to the solver (tt_solver_service) are answered by the solver's
    kernels of the round (game/core/kernels.h), compiled code only. Where a kernel cannot
    certify an answer (rare: hands of several decks), a rollout answers more simply: no
-   go-out, a hand that counts every card, nothing laid down by redemption. A test plays rounds
+   go-out, a hand that counts every card, nothing laid down by redemption. Without redemption
+   and the joker lay-off nothing reads the melds on the table, only their cards: a go-out's
+   hand goes down unarranged, as one group. A test plays rounds
    both here and in tt_env.game.Game and checks that they end alike. */
 
 #ifndef TT_ROLLOUT_H
@@ -48,6 +50,7 @@ typedef struct {
    [1] with a leftover joker free (joker_layoff; NULL without), and their room. */
 typedef struct {
     const tt_solver *kernel[2];
+    bool melds_read; /* redemption or the joker lay-off read the melds of the table */
     int64_t scratch[53];
     int64_t keys[TT_ARRANGE_KEYS];
     uint8_t cards[TT_ARRANGE_CARDS];
@@ -91,6 +94,14 @@ static int64_t tt_ro_penalty(void *ctx, int round, const uint8_t *counts, int jo
 static int tt_ro_arrange(void *ctx, int round, const uint8_t *counts, tt_melds *out) {
     (void)round;
     tt_rollout_kernels *k = ctx;
+    if (!k->melds_read) { /* only the cards on the table count: the hand goes down as one group */
+        out->count = 1;
+        out->ncards = 0;
+        for (int c = 0; c < 53; c++)
+            for (int j = 0; j < counts[c]; j++) out->card[out->ncards++] = (uint8_t)c;
+        out->shape[0] = (tt_shape){.kind = 2, .size = (int16_t)out->ncards};
+        return 0;
+    }
     if (!tt_kernel_arrange(k->kernel[0], counts, k->cards, k->keys, out)) {
         out->count = 0; /* not certified: nothing goes to the table (the hand scores 0) */
         out->ncards = 0;
@@ -111,11 +122,13 @@ static int tt_ro_redeem(void *ctx, int round, const uint8_t *counts, const tt_ta
     return 0;
 }
 
-/* The room's service on the round's kernels (joker_free: NULL without the joker lay-off). */
-static inline void tt_rollout_room_init(tt_rollout_room *room, const tt_solver *plain,
-                                        const tt_solver *joker_free) {
+/* The room's service on the round's kernels (joker_free: NULL without the joker lay-off) for
+   `rules`. */
+static inline void tt_rollout_room_init(tt_rollout_room *room, const tt_rules *rules,
+                                        const tt_solver *plain, const tt_solver *joker_free) {
     room->kernels.kernel[0] = plain;
     room->kernels.kernel[1] = joker_free;
+    room->kernels.melds_read = rules->redemption || rules->joker_layoff;
     room->svc = (tt_solver_service){&room->kernels, tt_ro_go_out, tt_ro_penalty, tt_ro_arrange,
                                     tt_ro_redeem};
 }
@@ -125,8 +138,8 @@ static inline void tt_rollout_room_init(tt_rollout_room *room, const tt_solver *
 /* The greedy discard among the allowed kinds of `hand`: the fewest points left, ties to the
    card worth more, then the higher kind; *after gets the points left. When the solver cannot
    value the hand the costliest allowed card goes (*after = TT_BIG). -1 when none is allowed. */
-static int64_t tt_greedy_discard(const tt_solver *S, const uint8_t *hand, const uint8_t *allowed,
-                                 int64_t *after) {
+static inline int64_t tt_greedy_discard(const tt_solver *S, const uint8_t *hand,
+                                        const int8_t *allowed, int64_t *after) {
     const int64_t *par = S->par;
     int64_t dv[53];
     int64_t value = tt_discard_values(S, hand, dv);
@@ -179,8 +192,8 @@ static void tt_unseen_for(const tt_rollouts *set, const tt_game *g, int p, int64
 }
 
 /* The expected-penalty rule's action for the seat to move among the legal `mask`, or -1 when
-   the kernel cannot certify a value it needs. A go-out is offered for every discard (the rule
-   goes out only where the kernel says the discard leaves nothing; the caller checks it). */
+   the kernel cannot certify a value it needs. A go-out is offered for every discard: the rule
+   goes out only where the kernel certifies that the discard leaves no points. */
 static int64_t tt_counting_action(const tt_solver *S, const tt_rollouts *set, tt_game *g,
                                   const int8_t *mask) {
     const int cur = g->current, n = g->rules->num_players;
@@ -217,10 +230,8 @@ static int64_t tt_greedy_action(const tt_solver *S, tt_game *g, const int8_t *ma
         return tt_greedy_takes(S, hand, g->pile[g->npile - 1]) ? TT_ACT_TAKE_DISCARD
                                                                : TT_ACT_DRAW_STOCK;
     }
-    uint8_t allowed[53];
-    for (int k = 0; k < 53; k++) allowed[k] = mask[TT_ACT_DISCARD + k] != 0;
     int64_t after;
-    int64_t k = tt_greedy_discard(S, hand, allowed, &after);
+    int64_t k = tt_greedy_discard(S, hand, mask + TT_ACT_DISCARD, &after);
     return (after == 0 ? TT_ACT_GO_OUT : TT_ACT_DISCARD) + k;
 }
 
@@ -260,10 +271,9 @@ static void tt_rollout(tt_rollout_room *room, const tt_rollouts *set, tt_game *g
         int64_t a = -1;
         if (set->policy[seat] == TT_COUNTING) a = tt_counting_action(S, set, g, mask);
         if (a < 0) a = tt_greedy_action(S, g, mask);
-        if (a >= TT_ACT_GO_OUT && !mask[a]) { /* the engine says whether it goes out */
-            tt_legal_mask(g, svc, mask);
-            if (!mask[a]) a -= TT_ACT_GO_OUT - TT_ACT_DISCARD;
-        }
+        /* a policy goes out only where the kernel certified that the discard leaves no points:
+           the go-out the engine's mask would offer (tt_legal_mask), without asking again */
+        if (a >= TT_ACT_GO_OUT) mask[a] = 1;
         if (tt_apply_masked(g, svc, (int)a, mask, &room->scratch) < 0) {
             tt_end_round(g, svc, TT_ENDED_NO_CARDS); /* a full table: beyond any real round */
             break;

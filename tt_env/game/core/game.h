@@ -250,11 +250,14 @@ static int tt_legal_moves(const tt_game *g, int8_t *mask) {
     }
     if (g->phase != TT_DISCARD) return 0;
     const uint8_t *hand = g->hands[g->current];
-    for (int k = 0; k < TT_KINDS; k++) {
-        if (hand[k] && tt_may_discard(g, k)) {
-            mask[TT_ACT_DISCARD + k] = 1;
-            count++;
-        }
+    for (int k = 0; k < TT_KINDS; k++) { /* every card held (no branch: the compiler vectorises) */
+        mask[TT_ACT_DISCARD + k] = hand[k] != 0;
+        count += hand[k] != 0;
+    }
+    const int drawn = g->drawn_upcard; /* but the upcard just taken, where it may not go back */
+    if (drawn >= 0 && hand[drawn] && !tt_may_discard(g, drawn)) {
+        mask[TT_ACT_DISCARD + drawn] = 0;
+        count--;
     }
     if (g->rules->false_out_penalty >= 0) { /* any discard may be announced as going out */
         for (int k = 0; k < TT_KINDS; k++) {
