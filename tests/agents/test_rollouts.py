@@ -267,6 +267,8 @@ def test_play_refuses_a_round_that_does_not_add_up():
             "kind 1",
         ),
         (dict(joker_kernel=k), "joker"),
+        (dict(melds=np.zeros((129, 8), np.int64)), "129 melds"),
+        (dict(table_cards=np.zeros(2000, np.int64)), "2000 cards"),
     ]:
         with pytest.raises(ValueError, match=words):
             searcher.play(k, **{**good, **change}, out=out)

@@ -197,9 +197,11 @@ static int set_table(tt_game *g, const table_arrays *t, int64_t *counts) {
     memset(counts, 0, 53 * sizeof *counts);
     const Py_ssize_t m = t->views[0].shape[0], ncards = t->views[1].shape[0];
     const int64_t *row = t->views[0].buf, *card = t->views[1].buf;
-    if (m > TT_MAX_TABLE) {
-        PyErr_Format(PyExc_ValueError, "melds: %zd melds on the table, more than %d", m,
-                     TT_MAX_TABLE);
+    if (m > TT_MAX_TABLE || ncards > TT_DECK_MAX) {
+        PyErr_Format(PyExc_ValueError,
+                     "melds, table_cards: %zd melds of %zd cards on the table, more than %d melds "
+                     "or %d cards",
+                     m, ncards, TT_MAX_TABLE, TT_DECK_MAX);
         return 0;
     }
     if (!tt_check_values(card, ncards, 0, 52, "table_cards (card kinds)")) return 0;
