@@ -371,13 +371,20 @@ def test_a_misspelt_option_is_named_with_the_one_meant():
     )
 
 
-def test_search_agent_is_seeded_and_plays_legal_moves():
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(), Rules(num_players=3, redemption=True, jokers_per_deck=1, joker_layoff=True)],
+    ids=["standard", "3p-redemption-jokers-layoff"],
+)
+def test_search_agent_is_seeded_and_plays_legal_moves(rules):
     # Two search agents with the same seed (and no time budget) play the same game the same
-    # way; every move is legal (play() checks the mask).
-    rules = Rules()
+    # way, under the full rules too (the rollouts' redemption and table); every move is legal
+    # (play() checks the mask).
+    n = rules.num_players
     games = []
     for _ in range(2):
-        agents = [make_agent("search(samples=8)", 2, rules, 5), make_agent("counting", 2, rules)]
+        agents = [make_agent("search(samples=8)", n, rules, 5)]
+        agents += [make_agent("counting", n, rules) for _ in range(n - 1)]
         game = play(rules, agents, seed=9)
         games.append((game.moves, game.scores, agents[0].searched, agents[0].deals))
     assert games[0] == games[1]

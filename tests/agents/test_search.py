@@ -43,6 +43,8 @@ def searcher(policy=(0, 0), **changes) -> _csearch.Searcher:
         candidates=4,
         margin=12,
         joker_layoff=False,
+        redemption=False,
+        false_out_penalty=None,
     )
     args.update(changes)
     return _csearch.Searcher(**args)
@@ -68,6 +70,9 @@ def position(**changes) -> dict:
         went_out=-1,
         turns=10,
         actions=np.array([0, 1], np.int64),
+        joker_kernel=None,
+        melds=np.zeros((0, 8), np.int64),
+        table_cards=np.zeros(0, np.int64),
     )
     args.update(changes)
     args.setdefault("results", np.zeros((6, len(args["actions"]))))
@@ -167,6 +172,9 @@ BAD_SEARCHES = [
     _bad("results", np.zeros((6, 2), np.float32), TypeError, "results"),
     _bad("results", np.zeros((6, 2)).tolist(), TypeError, "results"),
     _bad("stock_size", 3.0, TypeError, "stock_size"),
+    _bad("melds", np.zeros((0, 8), np.int32), TypeError, "melds"),
+    _bad("table_cards", [], TypeError, "table_cards"),
+    _bad("joker_kernel", "K", ValueError, "joker"),
     _bad("turns", "10", TypeError, "turns"),
     # shapes and layout
     _bad("hand", HAND[:52].astype(np.uint8), ValueError, "hand"),
@@ -179,6 +187,8 @@ BAD_SEARCHES = [
     _bad("pile", np.zeros((1, 2), np.int64), ValueError, "pile"),
     _bad("results", np.zeros((6, 3)), ValueError, "results"),
     _bad("results", np.zeros(12), ValueError, "results"),
+    _bad("melds", np.zeros((1, 7), np.int64), ValueError, "melds"),
+    _bad("melds", np.zeros(8, np.int64), ValueError, "melds"),
     _bad("results", np.zeros((6, 4))[:, ::2], ValueError, "contiguous"),
     _bad("results", np.frombuffer(bytes(96), np.float64).reshape(6, 2), TypeError, "writable"),
     # values
@@ -193,6 +203,11 @@ BAD_SEARCHES = [
     _bad("pile", np.array([-1], np.int64), ValueError, "pile"),
     _bad("pile", np.zeros(2000, np.int64), ValueError, "cards"),
     _bad("hand", np.full(53, 255, np.uint8), ValueError, "cards"),
+    _bad("melds", np.array([[0, 1, 0, 0, 3, 5, 0, 3]]), ValueError, "table_cards"),
+    _bad("melds", np.array([[2, 1, 0, 0, 3, 5, 0, 0]]), ValueError, "seat"),
+    _bad("melds", np.zeros((200, 8), np.int64), ValueError, "200 melds"),
+    _bad("table_cards", np.zeros(800, np.int64), ValueError, "800 cards"),
+    _bad("table_cards", np.array([53]), ValueError, "table_cards"),
     _bad("stock_size", -1, ValueError, "stock_size"),
     _bad("stock_size", 10**30, ValueError, "stock_size"),
     _bad("drawn_upcard", 53, ValueError, "drawn_upcard"),
@@ -293,7 +308,7 @@ def test_the_searcher_survives_random_positions():
             if rng.random() < 0.2:
                 args[name] = int(rng.integers(low, high))
         args["draw_phase"] = bool(rng.random() < 0.7)
-        args["drawn_upcard"] = int(rng.choice([-1, -1, 5, 52, 53]))
+        args["drawn_upcard"] = int(rng.choice([-1, -1, -1, -1, -1, 5, 52, 53]))
         try:
             s.search(kernel(int(rng.integers(1, 14))), **args)
         except ValueError:

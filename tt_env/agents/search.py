@@ -21,11 +21,13 @@ going out or on the final turn), it
    mean) is lower by more than ``confidence`` standard errors of the paired difference.
 
 The rollouts run in compiled code (:mod:`tt_env.agents._csearch`, built at install from
-``search.h``) on the solver's kernel, so the agent needs the kernels built and no cap on wilds
-per meld (the rollouts are checked against the game without one); otherwise it plays the
-expected-penalty rule. In the rollouts
-there are no redemption lay-offs (the final turns after a go-out lay nothing down); a go-out
-lays its cards down in sight of every seat, and the joker lay-off is followed.
+``search.h``) on the game engine (``game/core/game.h``) under the full rules: redemption's
+lay-downs and lay-offs, the joker lay-off, a false out, the turn cap, stock rebuilds. The
+engine asks the solver's kernels (compiled code only), so the agent needs the kernels built
+and no cap on wilds per meld (the kernel serves a cap by a search far too slow for rollouts);
+otherwise it plays the expected-penalty rule. The melds on the table are not in the
+observation, only their cards: a deal lays those cards out as the solver arranges them, as
+melds of the seat that went out.
 
 **A network as prior** (``prior``: a model path or name, e.g.
 ``search(prior=distilled_2p_standard)``; expert iteration's expert): the candidates are the
@@ -56,6 +58,7 @@ from tt_env.encoding.actions import (
 )
 from tt_env.encoding.observation import observation_layout
 from tt_env.game.cards import NUM_KINDS
+from tt_env.game.melds import MAX_HAND_CARDS, shape_tuple, solve
 from tt_env.valuation.heuristics import CompiledExpectedPenalty, ExpectedPenalty
 from tt_env.valuation.values import Seen, valuation_for
 
@@ -117,6 +120,7 @@ class SearchAgent(BaseAgent):
         self.rule = ExpectedPenalty(candidates=max(self.candidates, 4), margin=margin)
         self._compiled = None  # the rule's compiled twin, built on first use
         self._searcher = None  # the compiled deals and rollouts, built on first use
+        self._last_table = None  # (observation's table, its melds) of the last search
         lay = observation_layout(num_players).slices
         self._sizes = lay["hand_size"]
         self._went_out = lay["went_out"]
@@ -223,12 +227,22 @@ class SearchAgent(BaseAgent):
         return 0
 
     # -------------------------------------------------------------- the search
-    def _kernel(self, wild_rank: int):
+    def _kernels(self, wild_rank: int):
+        """The round's compiled kernels for the rollouts: (kernel, the same with a leftover
+        joker free or None without the joker lay-off), or None when they are not built."""
         from tt_env.game.melds import kernel_of, solver_config
 
         if self.rules.max_wilds_per_meld is not None:
-            return None  # the rollouts (search.h) are not checked against Game under a cap
-        return kernel_of(solver_config(self.rules, wild_rank, None))
+            # the kernel serves a cap exactly, but by a search far too slow for rollouts (a
+            # round takes about 0.2 s): the agent plays the rule
+            return None
+        kernel = kernel_of(solver_config(self.rules, wild_rank, None))
+        if kernel is None:
+            return None
+        if not self.rules.joker_layoff:
+            return kernel.c, None
+        free = kernel_of(solver_config(self.rules, wild_rank, 0))
+        return None if free is None else (kernel.c, free.c)
 
     def _new_searcher(self):
         """The compiled deals and rollouts for these rules and settings (it keeps the random
@@ -250,13 +264,34 @@ class SearchAgent(BaseAgent):
             candidates=r.candidates,
             margin=r.margin,
             joker_layoff=bool(self.rules.joker_layoff),
+            redemption=bool(self.rules.redemption),
+            false_out_penalty=self.rules.false_out_penalty,
         )
+
+    def _table(self, seen: Seen, went_out: int) -> tuple[np.ndarray, np.ndarray]:
+        """The melds on the table for the rollouts (``melds``, ``table_cards``): the cards on
+        the table as the solver arranges them, as melds of the seat that went out (the
+        observation has the cards, not the melds). Cards that do not meld are left out."""
+        key = (seen.on_table.tobytes(), seen.wild_rank, went_out)
+        if self._last_table is not None and self._last_table[0] == key:
+            return self._last_table[1]
+        cards = [int(k) for k in np.repeat(np.arange(NUM_KINDS), seen.on_table)]
+        rows, laid = [], []
+        # the solver takes MAX_HAND_CARDS at most: a larger table is arranged in parts
+        for start in range(0, len(cards), MAX_HAND_CARDS):
+            arrangement = solve(cards[start : start + MAX_HAND_CARDS], seen.wild_rank, self.rules)
+            for meld, shape in zip(arrangement.melds, arrangement.shapes):
+                rows.append((max(went_out, 0), *shape_tuple(shape)))
+                laid.extend(int(c) for c in meld)
+        table = (np.array(rows, np.int64).reshape(-1, 8), np.array(laid, np.int64))
+        self._last_table = (key, table)
+        return table
 
     def rollouts(self, observation: np.ndarray, seen: Seen, actions: list[int]):
         """The results of the deals (see :meth:`choose`), or None when the solver's kernel
         does not serve these rules (or the compiled kernels are not built)."""
-        kernel = self._kernel(seen.wild_rank)
-        if kernel is None or _csearch is None:
+        kernels = None if _csearch is None else self._kernels(seen.wild_rank)
+        if kernels is None:
             return None
         if self._searcher is None:
             self._searcher = self._new_searcher()
@@ -267,6 +302,8 @@ class SearchAgent(BaseAgent):
         if seen.top_discard >= 0:
             pile = np.append(pile, seen.top_discard)
         went = np.flatnonzero(observation[self._went_out] > 0.5)
+        went_out = int(went[0]) if went.size else -1
+        melds, table_cards = self._table(seen, went_out)
         cap = self.rules.turn_cap
         position = dict(
             hand=seen.hand.astype(np.uint8),
@@ -277,9 +314,12 @@ class SearchAgent(BaseAgent):
             pile=pile,
             draw_phase=seen.draw_phase,
             drawn_upcard=seen.drawn_upcard,
-            went_out=int(went[0]) if went.size else -1,
+            went_out=went_out,
             turns=cap - int(round(seen.turns_left * cap)),
             actions=np.array(actions, np.int64),
+            joker_kernel=kernels[1],
+            melds=melds,
+            table_cards=table_cards,
         )
         results = np.zeros((self.samples, len(actions)), np.float64)
         # one seed per search, from the agent's generator: the deals of default_rng(seed)
@@ -288,7 +328,7 @@ class SearchAgent(BaseAgent):
         done = 0
         while done < self.samples:
             chunk = min(CHUNK, self.samples - done)
-            searcher.search(kernel.c, results=results[done : done + chunk], **position)
+            searcher.search(kernels[0], results=results[done : done + chunk], **position)
             done += chunk
             if (
                 self.budget is not None

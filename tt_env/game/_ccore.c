@@ -330,7 +330,7 @@ static PyObject *CoreGame_round_result(CoreGameObject *self, PyObject *Py_UNUSED
         }
         PyList_SET_ITEM(laid, s, item);
     }
-    int64_t joker_free[TT_MAX_SEATS];
+    int64_t joker_free[TT_MAX_SEATS] = {0};
     for (int s = 0; s < n; s++) joker_free[s] = tt_joker_free(g, s);
     return Py_BuildValue(
         "(iiNNNiNNN)", g->round_index, g->went_out, tt_int_list(g->last_penalties, n),

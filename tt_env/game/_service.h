@@ -1,7 +1,7 @@
 /* The Python side of the C engine's bindings (tt_env.game._ccore, tt_env.vector._cbatch).
 
    The solver service that the engine asks (game/core/game.h, tt_solver_service): the compiled
-   solver (solver.h; the redemption's lay-offs too, tt_lay_off) where it serves the
+   solver (game/core/kernels.h; the redemption's lay-offs too) where it serves the
    configuration and certifies the hand, the Python solver (a tt_env.game.native.SolverService,
    exact for every input) for the rest, so that every answer is the one tt_env.game.melds
    gives. The Python calls take the GIL themselves (a batch steps its tables on threads without
@@ -17,6 +17,7 @@
 
 #include "game/_layout.h"
 #include "game/core/game.h"
+#include "game/core/kernels.h"
 #include "game/core/observe.h"
 #include "game/melds/_csolver.h"
 
@@ -33,14 +34,6 @@ typedef struct {
     int64_t keys[TT_ARRANGE_KEYS];
     uint8_t cards[TT_ARRANGE_CARDS];
 } service_ctx;
-
-/* A meld shape from a key of the kernel's arrange (tt_meld_key). */
-static tt_shape shape_of_key(int64_t key) {
-    return (tt_shape){
-        (int8_t)(key & 3),         (int8_t)(key >> 2 & 15),  (int8_t)((key >> 6 & 7) - 1),
-        (int8_t)(key >> 9 & 15),   (int8_t)(key >> 13 & 15), (int16_t)(key >> 17 & 127),
-        (int16_t)(key >> 24 & 127)};
-}
 
 /* An int result of a solver method, or -1 with the exception set. */
 /* Keep the error just raised (with the GIL held) in the service's context, if it is the
@@ -68,8 +61,8 @@ static int64_t int_of(PyObject *result, int64_t low, int64_t high, const char *w
 static int64_t svc_go_out(void *ctx, int round, const uint8_t *counts) {
     service_ctx *c = ctx;
     const tt_solver *S = c->kernel[round][0];
-    if (S != NULL && tt_hand_size(counts) <= TT_MAX_HAND) {
-        int64_t bits = tt_go_out(S, counts, c->scratch);
+    if (S != NULL) {
+        int64_t bits = tt_kernel_go_out(S, counts, c->scratch);
         if (bits >= 0) return bits;
     }
     PyGILState_STATE gil = PyGILState_Ensure();
@@ -180,16 +173,7 @@ static int melds_of(PyObject *list, tt_melds *out, const uint8_t *counts) {
 static int svc_arrange(void *ctx, int round, const uint8_t *counts, tt_melds *out) {
     service_ctx *c = ctx;
     const tt_solver *S = c->kernel[round][0];
-    if (S != NULL && tt_hand_size(counts) <= TT_MAX_HAND) {
-        tt_arrangement a = tt_arrange(S, counts, c->cards, c->keys);
-        if (a.points >= 0) {
-            out->count = (int)a.melds;
-            out->ncards = (int)a.cards;
-            for (int m = 0; m < out->count; m++) out->shape[m] = shape_of_key(c->keys[m]);
-            memcpy(out->card, c->cards, (size_t)a.cards);
-            return 0;
-        }
-    }
+    if (S != NULL && tt_kernel_arrange(S, counts, c->cards, c->keys, out)) return 0;
     PyGILState_STATE gil = PyGILState_Ensure();
     PyObject *result = PyObject_CallMethod(c->solver, "arrange", "iy#", round, (const char *)counts,
                                            (Py_ssize_t)TT_KINDS);
@@ -258,42 +242,11 @@ done:
     return status;
 }
 
-/* The engine's shape of a solver's meld shape (the same fields; a real meld's fit). */
-static inline tt_shape engine_shape(const tt_meld_shape *s) {
-    return (tt_shape){(int8_t)s->kind, (int8_t)s->rank, (int8_t)s->suit, (int8_t)s->low,
-                      (int8_t)s->high, s->wilds,        s->size};
-}
-
-/* The compiled lay-off (solver/layoff.h) into out: 1 when it answered, 0 when it does not take
-   the hand or the table (the Python solver then does). */
-static int c_redeem(const tt_solver *S, const uint8_t *counts, const tt_table *table,
-                    tt_redemption *out) {
-    if (table->count > TT_LAYOFF_TABLE) return 0;
-    tt_meld_shape shapes[TT_LAYOFF_TABLE];
-    for (int m = 0; m < table->count; m++) {
-        const tt_shape *s = &table->shape[m];
-        shapes[m] = (tt_meld_shape){s->kind, s->rank, s->suit, s->low, s->high, s->wilds, s->size};
-    }
-    tt_layoff r;
-    const tt_layoff_input input = {counts, table->count, shapes};
-    if (tt_lay_off(S, &input, &r) != TT_LAYOFF_DONE) return 0;
-    out->nlaid_off = (int)r.nlaid;
-    memcpy(out->laid_off_card, r.laid_card, (size_t)r.nlaid);
-    memcpy(out->laid_off_onto, r.laid_onto, (size_t)r.nlaid);
-    for (int m = 0; m < table->count; m++) out->table_shape[m] = engine_shape(&r.table[m]);
-    out->own.count = (int)r.nmelds;
-    for (int m = 0; m < r.nmelds; m++) out->own.shape[m] = engine_shape(&r.meld[m]);
-    out->own.ncards = (int)r.nmeld_cards;
-    memcpy(out->own.card, r.meld_cards, (size_t)r.nmeld_cards);
-    out->points = r.points;
-    return 1;
-}
-
 static int svc_redeem(void *ctx, int round, const uint8_t *counts, const tt_table *table,
                       int joker_free, tt_redemption *out) {
     service_ctx *c = ctx;
     const tt_solver *S = c->kernel[round][joker_free ? 1 : 0];
-    if (S != NULL && c_redeem(S, counts, table, out)) return 0;
+    if (S != NULL && tt_kernel_redeem(S, counts, table, out)) return 0;
     PyGILState_STATE gil = PyGILState_Ensure();
     int status = py_redeem(c->solver, round, counts, table, joker_free, out);
     if (status < 0) keep_error(c);

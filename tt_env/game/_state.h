@@ -33,7 +33,7 @@ static PyObject *tt_int_list(const int64_t *values, int n) {
 }
 
 static PyObject *tt_small_int_list(const int *values, int n) {
-    int64_t wide[TT_MAX_SEATS];
+    int64_t wide[TT_MAX_SEATS] = {0};
     for (int i = 0; i < n; i++) wide[i] = values[i];
     return tt_int_list(wide, n);
 }
@@ -145,7 +145,7 @@ static int tt_read_ints(PyObject *d, const char *key, int n, int64_t lo, int64_t
 
 static int tt_read_small_ints(PyObject *d, const char *key, int n, int64_t lo, int64_t hi,
                               int *out) {
-    int64_t wide[TT_MAX_SEATS];
+    int64_t wide[TT_MAX_SEATS] = {0};
     if (!tt_read_ints(d, key, n, lo, hi, wide)) return 0;
     for (int i = 0; i < n; i++) out[i] = (int)wide[i];
     return 1;

@@ -216,7 +216,7 @@ static void tt_deal(tt_game *g) {
 }
 
 /* A new game: the first dealer is drawn from the seed (RULES.md), then round 1 is dealt. */
-static void tt_game_init(tt_game *g, const tt_rules *rules, uint64_t seed, tt_game *ended) {
+static inline void tt_game_init(tt_game *g, const tt_rules *rules, uint64_t seed, tt_game *ended) {
     memset(g, 0, sizeof *g);
     g->ended = ended;
     g->rules = rules;
@@ -237,9 +237,10 @@ static inline int tt_may_discard(const tt_game *g, int kind) {
     return g->hands[g->current][kind] > 1;
 }
 
-/* The legal actions of the seat to move as 0/1 in mask[TT_ACTIONS]; all 0 once the game is
-   over. Returns how many are legal, or TT_SOLVER. */
-static int tt_legal_mask(const tt_game *g, const tt_solver_service *svc, int8_t *mask) {
+/* The legal actions that need no solver as 0/1 in mask[TT_ACTIONS]: the draws, the discards
+   and, with a false-out penalty, every discard announced as going out (tt_legal_mask() adds
+   the go-outs otherwise). Returns how many. */
+static int tt_legal_moves(const tt_game *g, int8_t *mask) {
     memset(mask, 0, TT_ACTIONS);
     int count = 0;
     if (g->phase == TT_DRAW) {
@@ -255,11 +256,14 @@ static int tt_legal_mask(const tt_game *g, const tt_solver_service *svc, int8_t 
     }
     if (g->phase != TT_DISCARD) return 0;
     const uint8_t *hand = g->hands[g->current];
-    for (int k = 0; k < TT_KINDS; k++) {
-        if (hand[k] && tt_may_discard(g, k)) {
-            mask[TT_ACT_DISCARD + k] = 1;
-            count++;
-        }
+    for (int k = 0; k < TT_KINDS; k++) { /* every card held (no branch: the compiler vectorises) */
+        mask[TT_ACT_DISCARD + k] = hand[k] != 0;
+        count += hand[k] != 0;
+    }
+    const int drawn = g->drawn_upcard; /* but the upcard just taken, where it may not go back */
+    if (drawn >= 0 && hand[drawn] && !tt_may_discard(g, drawn)) {
+        mask[TT_ACT_DISCARD + drawn] = 0;
+        count--;
     }
     if (g->rules->false_out_penalty >= 0) { /* any discard may be announced as going out */
         for (int k = 0; k < TT_KINDS; k++) {
@@ -268,8 +272,16 @@ static int tt_legal_mask(const tt_game *g, const tt_solver_service *svc, int8_t 
                 count++;
             }
         }
-        return count;
     }
+    return count;
+}
+
+/* The legal actions of the seat to move as 0/1 in mask[TT_ACTIONS]; all 0 once the game is
+   over. Returns how many are legal, or TT_SOLVER. */
+static int tt_legal_mask(const tt_game *g, const tt_solver_service *svc, int8_t *mask) {
+    int count = tt_legal_moves(g, mask);
+    if (g->phase != TT_DISCARD || g->rules->false_out_penalty >= 0) return count;
+    const uint8_t *hand = g->hands[g->current];
     int64_t bits = svc->go_out(svc->ctx, g->round_index, hand);
     if (bits < 0) return TT_SOLVER;
     for (int k = 0; k < TT_KINDS; k++) {
