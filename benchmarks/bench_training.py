@@ -125,12 +125,13 @@ def rate_baseline(path: str, steps: int) -> float:
     """rate_sb3() with the default settings, run by another checkout's tt_env."""
     code = (
         f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); "
-        "import json, bench_training; "
+        f"import json, bench_training; sys.path.insert(0, {str(Path(path).resolve())!r}); "
+        f"import tt_env; assert tt_env.__file__.startswith({str(Path(path).resolve())!r}); "
         f"print(json.dumps(bench_training.rate_sb3({steps})))"
     )
     env = {**os.environ, "PYTHONPATH": str(Path(path).resolve())}
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    out = subprocess.run(  # in the checkout: its tt_env, not this one's, is imported
+        [sys.executable, "-c", code], env=env, cwd=path, capture_output=True, text=True, check=True
     )
     return float(json.loads(out.stdout.strip().splitlines()[-1]))
 
