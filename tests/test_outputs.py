@@ -123,7 +123,9 @@ def _train_with_a_fake_run(monkeypatch, tmp_path: Path, output: Path) -> int:
         self.finish(final)
         return final
 
-    monkeypatch.setattr(training.Trainer, "run", run)
+    from tt_env.train.backends.lean import LeanTrainer
+
+    monkeypatch.setattr(LeanTrainer, "run", run)  # the default backend's
     argv = ["--run-dir", str(tmp_path / "runs"), "--run-name", "r", "--output", str(output)]
     return training.main(argv)
 

@@ -152,8 +152,11 @@ def test_a_real_ctrl_c_stops_ray_quietly_and_keeps_the_games(tmp_path):
 
 
 def test_an_error_in_a_ray_task_is_the_agents_own(local_ray):
-    """The exception a game raised on a Ray worker, not Ray's wrapper with a remote traceback."""
-    with pytest.raises(NotImplementedError):
+    """The agent's own exception, named with its game as on this machine (AgentFailed), not
+    Ray's wrapper with a remote traceback."""
+    from tt_env.arena import AgentFailed
+
+    with pytest.raises(AgentFailed, match="raised NotImplementedError"):
         run_tournament(
             ["tt_env.agents.base:BaseAgent", "random"],
             Rules(),
@@ -415,8 +418,9 @@ def test_rllib_backend_refuses_what_it_does_not_do(tmp_path, capsys, flags, mess
 def test_sb3_backend_names_self_play_as_the_rllib_backends(tmp_path, capsys):
     from tt_env.train import main
 
-    assert main(["--opponents", "greedy=1,self=1", "--run-dir", str(tmp_path)]) == 2
-    assert "needs backend = 'rllib'" in capsys.readouterr().err
+    argv = ["--backend", "sb3", "--opponents", "greedy=1,self=1", "--run-dir", str(tmp_path)]
+    assert main(argv) == 2
+    assert "needs backend = 'lean' or 'rllib'" in capsys.readouterr().err
 
 
 def test_without_ray_installed_the_rllib_backend_is_one_line(tmp_path):

@@ -106,6 +106,7 @@ class Game(GameAPI):
         state = self.__dict__.copy()
         core = state.pop("_core")
         state["_layout"] = None
+        state["_legal"] = None  # a cache of the legal moves: computed again when asked
         state["_core_state"] = (core.state(), core.state(True))
         return state
 
