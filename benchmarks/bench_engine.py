@@ -70,19 +70,31 @@ def rate_python_tables(tables: int, seconds: float) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def rate_baseline(path: str, tables: int, seconds: float) -> float:
-    """rate_python_tables() run by another checkout's tt_env, in a process of its own."""
+def in_checkout(path: str, module: str, call: str) -> float:
+    """``module.call`` (a benchmark beside this file, returning a number) run with another
+    checkout's tt_env, in a process of its own in that checkout (so that '' on the path is
+    not this one); it checks which tt_env it imported."""
+    root = str(Path(path).resolve())
     code = (
         f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); "
-        f"import json, bench_engine; sys.path.insert(0, {str(Path(path).resolve())!r}); "
-        f"import tt_env; assert tt_env.__file__.startswith({str(Path(path).resolve())!r}); "
-        f"print(json.dumps(bench_engine.rate_python_tables({tables}, {seconds})))"
+        f"import json, {module}; sys.path.insert(0, {root!r}); "
+        f"import tt_env; assert tt_env.__file__.startswith({root!r}); "
+        f"print(json.dumps({module}.{call}))"
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(path).resolve())}
-    out = subprocess.run(  # in the checkout: its tt_env, not this one's, is imported
-        [sys.executable, "-c", code], env=env, cwd=path, capture_output=True, text=True, check=True
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": root},
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return float(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def rate_baseline(path: str, tables: int, seconds: float) -> float:
+    """rate_python_tables() run by another checkout's tt_env, in a process of its own."""
+    return in_checkout(path, "bench_engine", f"rate_python_tables({tables}, {seconds})")
 
 
 def resident_mb() -> float:

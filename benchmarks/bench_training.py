@@ -19,9 +19,6 @@ out), torch on one thread:
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -123,17 +120,10 @@ def rate_sb3(steps: int, **changes) -> float:
 
 def rate_baseline(path: str, steps: int) -> float:
     """rate_sb3() with the default settings, run by another checkout's tt_env."""
-    code = (
-        f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); "
-        f"import json, bench_training; sys.path.insert(0, {str(Path(path).resolve())!r}); "
-        f"import tt_env; assert tt_env.__file__.startswith({str(Path(path).resolve())!r}); "
-        f"print(json.dumps(bench_training.rate_sb3({steps})))"
-    )
-    env = {**os.environ, "PYTHONPATH": str(Path(path).resolve())}
-    out = subprocess.run(  # in the checkout: its tt_env, not this one's, is imported
-        [sys.executable, "-c", code], env=env, cwd=path, capture_output=True, text=True, check=True
-    )
-    return float(json.loads(out.stdout.strip().splitlines()[-1]))
+    sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_engine, beside this file
+    from bench_engine import in_checkout
+
+    return in_checkout(path, "bench_training", f"rate_sb3({steps})")
 
 
 def rate_lean(steps: int, device: str, **changes) -> tuple[float, float]:
