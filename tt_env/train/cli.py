@@ -41,6 +41,7 @@ HELP_GROUPS: dict[str, tuple[str, ...]] = {
         "n_envs",
         "vec_env",
         "learning_rate",
+        "anneal_lr",
         "n_steps",
         "batch_size",
         "n_epochs",

@@ -72,6 +72,9 @@ class TrainConfig:
     "dummy": one table after another in this process (DummyVecEnv)"""
     learning_rate: float = 3e-4
     """Adam learning rate of PPO"""
+    anneal_lr: bool = False
+    """lower the learning rate linearly from learning_rate to 0 at total_timesteps (as
+    CleanRL's ppo.py); the lean backend's"""
     n_steps: int = 64
     """steps per table per rollout (a rollout is n_steps x n_envs)"""
     batch_size: int = 2048
@@ -509,6 +512,8 @@ def _check_backend(config: TrainConfig, resume_dir: str | os.PathLike | None) ->
         _check_lean(config)
         return
     if config.backend == "sb3":
+        if config.anneal_lr:
+            raise ValueError("setting anneal_lr: the lean backend's (backend = 'sb3')")
         if SELF in pool:
             raise ValueError(
                 f"setting opponents: {SELF} (the learning policy itself in a seat) needs "
@@ -529,6 +534,7 @@ def _check_backend(config: TrainConfig, resume_dir: str | os.PathLike | None) ->
             f"'counting=0.4,greedy=0.3,{SELF}=0.3'",
         ),
         (config.target_kl > 0, "setting target_kl: the rllib backend never stops an update early"),
+        (config.anneal_lr, "setting anneal_lr: the lean backend's"),
         (
             config.exit_iterations > 0,
             "setting exit_iterations: expert iteration is the sb3 backend's",

@@ -19,7 +19,8 @@ One iteration:
    its seat is to move, else with the value of its own last decision.
 3. **Update.** ``n_epochs`` passes over the learner's decisions in minibatches of
    ``batch_size``: the clipped policy loss, the value loss and the entropy bonus, all over the
-   legal actions only; an update stops early past ``target_kl``.
+   legal actions only; an update stops early past ``target_kl``. With ``anneal_lr`` the
+   learning rate falls linearly to 0 at ``total_timesteps``.
 
 The run directory is that of every backend (:class:`~tt_env.train.run.TrainingRun`): config,
 command, ``progress.csv``, TensorBoard, checkpoints (``--resume``), the league's snapshots,
@@ -354,6 +355,10 @@ def train_loop(
     rows = np.arange(n)
     progress = _progress(c, model.num_timesteps)
     while model.num_timesteps < c.total_timesteps:
+        if c.anneal_lr:  # CleanRL's schedule: linear to 0 at total_timesteps
+            left = 1.0 - model.num_timesteps / max(c.total_timesteps, 1)
+            for group in model.optimizer.param_groups:
+                group["lr"] = c.learning_rate * left
         t0 = time.perf_counter()
         env_time = 0.0
         for t in range(t_max):
@@ -426,6 +431,7 @@ def train_loop(
         totals["seconds"] += elapsed
         totals["environment_seconds"] += env_time
         stats.update(
+            learning_rate=model.optimizer.param_groups[0]["lr"],
             steps_per_second=steps / elapsed,
             environment_share=env_time / elapsed,
             rollout_share=rollout_time / elapsed,
