@@ -143,3 +143,19 @@ def test_lean_refuses_what_it_does_not_do(tmp_path):
 def test_lean_run_on_cuda(tmp_path):
     final = train(lean_config(tmp_path, device="cuda", total_timesteps=200), command="cuda")
     assert load_model(final).metadata["training"]["timesteps"] >= 200
+
+
+def test_anneal_lr_lowers_the_learning_rate_toward_zero(tmp_path):
+    import io
+    import zipfile
+
+    config = lean_config(tmp_path, anneal_lr=True, learning_rate=1e-3)
+    root = train(config, command="anneal").parent
+    last = sorted((root / "checkpoints").glob("ckpt_*.zip"))[-1]
+    with zipfile.ZipFile(last) as archive:
+        state = torch.load(io.BytesIO(archive.read("policy.pth")), weights_only=True)
+    lr = state["optimizer"]["param_groups"][0]["lr"]
+    # the last update ran at 1e-3 * (1 - steps before it / 300)
+    assert 0.0 < lr < 1e-3 * (1 - 100 / 300)
+    with pytest.raises(ValueError, match="anneal_lr"):
+        check_run(tiny_config(tmp_path, anneal_lr=True))  # the sb3 backend
