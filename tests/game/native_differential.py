@@ -77,7 +77,7 @@ def main() -> None:
         moves += play(g)
         if (g + 1 - args.start) % 1000 == 0:
             seconds = time.perf_counter() - start
-            print(f"{g + 1 - args.start} games, {moves} moves, equal ({seconds:.0f} s)")
+            print(f"{g + 1 - args.start} games, {moves} moves, equal ({seconds:.0f} s)", flush=True)
     print(f"native_differential: {args.games} games, {moves} moves, every one equal")
 
 
