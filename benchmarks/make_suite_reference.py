@@ -20,6 +20,11 @@ writes
 - each block between ``<!-- suite-results MODEL -->`` and ``<!-- /suite-results -->`` in
   models/README.md: that model's rows.
 
+Each row is kept in ``build/suite-rows/`` as soon as it is played (``--rows-dir``), and a later
+run takes it from there instead of playing it again when the suite, the deals, the agent (a
+model: its file's contents) and the tt_env version are the same: a run stopped part-way goes on
+where it stopped (``--fresh``: play every row again).
+
 ``--deals N`` plays the first N deals only: a trial, whose file says ``"complete": false`` and
 whose tables say so; ``tt-arena --suite`` warns of it. ``--extra`` adds rows (e.g.
 ``"search(samples=128)"``, hours of CPU); ``--agents`` replaces them.
@@ -34,6 +39,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
+import json
 import os
 import re
 import shlex
@@ -72,31 +79,88 @@ def reference_rows(suite, agents: list[str] | None, extra: list[str]) -> list[tu
     return rows + [(a, "extra") for a in extra]
 
 
-def play_reference(suite, rows, *, deals: int | None, workers: int, command: str):
-    """The suite's reference (a :class:`~tt_env.arena.suite.SuiteResult`), row by row."""
-    from tt_env.arena.suite import SuiteResult, play_suite
+class RowStore:
+    """The rows already played (``--rows-dir``): a JSON file per row, named after the suite,
+    the deals and the agent, holding the row and the key it was played under."""
 
+    def __init__(self, folder: Path | None, *, reuse: bool = True) -> None:
+        self.folder = folder
+        self.reuse = reuse
+
+    def key(self, suite, deals: int, spec: str) -> dict[str, str | int]:
+        from tt_env import __version__
+
+        key: dict[str, str | int] = {
+            "suite": suite.name,
+            "deals": deals,
+            "agent": spec,
+            "tt_env_version": __version__,
+        }
+        model = MODELS_DIR / f"{spec}.npz"
+        if model.is_file():  # a retrained model is played again
+            key["model_sha256"] = hashlib.sha256(model.read_bytes()).hexdigest()
+        return key
+
+    def path(self, key: dict) -> Path:
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(key["agent"]))
+        digest = hashlib.sha256(str(key["agent"]).encode()).hexdigest()[:8]
+        return self.folder / str(key["suite"]) / f"{key['deals']}-deals" / f"{name}-{digest}.json"
+
+    def get(self, key: dict):
+        from tt_env.arena.suite import SuiteRow
+
+        if self.folder is None or not self.reuse or not self.path(key).is_file():
+            return None
+        try:
+            data = json.loads(self.path(key).read_text(encoding="utf-8"))
+            return SuiteRow.from_dict(data["row"]) if data.get("key") == key else None
+        except (ValueError, KeyError, TypeError):  # a damaged file: the row is played again
+            return None
+
+    def put(self, key: dict, row) -> None:
+        if self.folder is None:
+            return
+        from tt_env.util.files import atomic_file
+
+        path = self.path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_file(path, "w") as fh:
+            json.dump({"key": key, "row": row.to_dict()}, fh, indent=1)
+
+
+def play_reference(suite, rows, *, deals: int | None, workers: int, command: str, store: RowStore):
+    """The suite's reference (a :class:`~tt_env.arena.suite.SuiteResult`), row by row; a row
+    already in ``store`` is taken from there."""
+    from tt_env.arena.suite import SuiteResult, play_suite, suite_deals
+
+    n = suite_deals(suite, deals)
     played = []
     start = time.perf_counter()
     for spec, kind in rows:
-        result = play_suite(
-            suite,
-            [spec],
-            deals=deals,
-            workers=workers,
-            log=lambda line: print(f"[{suite.name}] {line}", file=sys.stderr, flush=True),
-        )
-        row = result.rows[0]
+        key = store.key(suite, n, spec)
+        row = store.get(key)
+        if row is not None:
+            print(f"[{suite.name}] {row.label}: kept from {store.path(key)}", file=sys.stderr)
+        else:
+            result = play_suite(
+                suite,
+                [spec],
+                deals=n,
+                workers=workers,
+                log=lambda line: print(f"[{suite.name}] {line}", file=sys.stderr, flush=True),
+            )
+            row = result.rows[0]
+            store.put(key, row)
+            print(
+                f"[{suite.name}] {row.label}: overall {row.overall_score_diff.format(1)} "
+                f"in {row.seconds:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
         played.append(dataclasses.replace(row, extra={"kind": kind}))
-        print(
-            f"[{suite.name}] {row.label}: overall {row.overall_score_diff.format(1)} "
-            f"in {row.seconds:.0f} s",
-            file=sys.stderr,
-            flush=True,
-        )
     return SuiteResult(
         suite=suite,
-        deals=result.deals,
+        deals=n,
         rows=played,
         elapsed=time.perf_counter() - start,
         workers=workers,
@@ -198,6 +262,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=0, help="processes (0: one per core)")
     parser.add_argument("--agents", help="comma-separated rows instead of the default ones")
     parser.add_argument("--extra", default="", help="comma-separated rows to add")
+    parser.add_argument(
+        "--rows-dir",
+        type=Path,
+        default=ROOT / "build" / "suite-rows",
+        help="where each played row is kept, and taken from by a later run (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--fresh", action="store_true", help="play every row again (and keep the new ones)"
+    )
     parser.add_argument("--no-docs", action="store_true", help="write the data files only")
     parser.add_argument(
         "--docs-only", action="store_true", help="play nothing: the docs from the data files"
@@ -216,8 +289,9 @@ def main(argv: list[str] | None = None) -> int:
     agents = None if args.agents is None else split_specs(args.agents)
     for suite in suites:
         rows = reference_rows(suite, agents, split_specs(args.extra))
+        store = RowStore(args.rows_dir, reuse=not args.fresh)
         result = play_reference(
-            suite, rows, deals=args.deals, workers=workers, command=command.strip()
+            suite, rows, deals=args.deals, workers=workers, command=command.strip(), store=store
         )
         DATA.mkdir(exist_ok=True)
         result.to_json(DATA / f"{suite.name}.json")

@@ -260,3 +260,37 @@ def test_docs_benchmark_commands_are_those_of_the_code():
     for command in re.findall(r"^(?:PYTHONPATH=\. )?tt-arena .*$", page, flags=re.M):
         for flag in re.findall(r"(?<![\w-])--[a-z][a-z-]+", command.split("#")[0]):
             assert flag in flags, (flag, command)
+
+
+def test_the_reference_script_keeps_each_row_and_takes_it_again(tmp_path, monkeypatch):
+    """benchmarks/make_suite_reference.py keeps every played row, so that a run stopped
+    part-way goes on where it stopped; a row of other deals is played again."""
+    import importlib.util
+
+    path = ROOT / "benchmarks" / "make_suite_reference.py"
+    spec = importlib.util.spec_from_file_location("make_suite_reference", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    suite = get_suite("standard-2p-v1")
+    store = script.RowStore(tmp_path)
+    rows = [("random", "built-in")]
+    first = script.play_reference(suite, rows, deals=1, workers=1, command="c", store=store)
+    assert len(list(tmp_path.rglob("*.json"))) == 1
+
+    def no_play(*args, **kwargs):
+        raise AssertionError("a kept row was played again")
+
+    monkeypatch.setattr(suites, "play_suite", no_play)
+    again = script.play_reference(suite, rows, deals=1, workers=1, command="c", store=store)
+    assert again.rows[0].to_dict() == first.rows[0].to_dict()
+    with pytest.raises(AssertionError, match="played again"):  # other deals: another row
+        script.play_reference(suite, rows, deals=2, workers=1, command="c", store=store)
+    with pytest.raises(AssertionError, match="played again"):  # --fresh
+        script.play_reference(
+            suite,
+            rows,
+            deals=1,
+            workers=1,
+            command="c",
+            store=script.RowStore(tmp_path, reuse=False),
+        )
