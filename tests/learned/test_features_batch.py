@@ -140,6 +140,28 @@ def test_batches_from_several_python_threads_at_once_are_exact():
     assert not wrong
 
 
+def _batch_in_child(features, obs, queue):
+    queue.put(features.batch(obs))
+
+
+def test_a_forked_child_batches_on_its_own():
+    """A forked process has none of the transform's threads: it fills every row itself."""
+    import multiprocessing
+
+    rules = RULES["2p"]
+    features = CardFeatures(rules, num_threads=2)
+    obs = observations(rules, 48, seed=9)
+    want = features.batch(obs)  # the threads exist, in this process
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_batch_in_child, args=(features, obs, queue))
+    child.start()
+    got = queue.get(timeout=60)
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    np.testing.assert_array_equal(got, want)
+
+
 def test_a_pickled_transform_batches_again():
     rules = RULES["2p"]
     features = CardFeatures(rules, num_threads=2)
