@@ -34,6 +34,7 @@ from setuptools.command.build_ext import build_ext
 SOLVER_PARTS = sorted(glob("tt_env/game/melds/solver/*.h", root_dir=Path(__file__).parent))
 HEADERS = [
     "tt_env/util/pyargs.h",
+    "tt_env/util/threads.h",
     "tt_env/util/rng.h",
     "tt_env/game/melds/solver.h",
     *SOLVER_PARTS,

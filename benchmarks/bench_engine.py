@@ -140,7 +140,7 @@ def main() -> None:
     if args.soak:
         soak(args.tables, args.soak)
         return
-    from tt_env.vector.native import default_threads
+    from tt_env.util.workers import default_threads
 
     rows = [
         (

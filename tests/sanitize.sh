@@ -23,6 +23,7 @@ kernel_tests=(
     tests/game/test_kernel.py
     tests/game/test_kernel_inputs.py
     tests/learned/test_features_inputs.py
+    tests/learned/test_features_batch.py
     tests/valuation
     tests/agents/test_search.py
 )

@@ -62,6 +62,12 @@ after a stock draw / 10), ``can_take``, ``best_after_discard`` (discard phase / 
 Every solver value comes from :mod:`tt_env.valuation` (exact; one batched call per hand valued:
 the draw phase values every unseen draw at once, the discard phase every discard, then one call
 per look-ahead candidate).
+
+The transform is compiled (``learned/card_features.h``, which gives the numpy definition's
+numbers to the last bit) where the kernels are built. :meth:`CardFeatures.batch` transforms a
+whole batch in one compiled call that releases the GIL and spreads the rows over threads (the
+cores this process may run on, or ``num_threads``), each solving with kernels of its own; the
+numpy definition answers only the rows the compiled code leaves to it.
 """
 
 from __future__ import annotations
@@ -77,7 +83,7 @@ from tt_env.encoding.observation import (
     piece_starts,
 )
 from tt_env.game.cards import JOKER, NUM_KINDS, NUM_RANKS
-from tt_env.game.melds import kernel_of, solver_config
+from tt_env.game.melds import kernel_of, private_kernels, solver_config
 from tt_env.game.rules import Rules
 from tt_env.learned._layout import (  # noqa: F401 - the layout's names are this module's too
     _C,
@@ -89,6 +95,7 @@ from tt_env.learned._layout import (  # noqa: F401 - the layout's names are this
     GLOBAL_FEATURES,
     SEAT_FEATURES,
 )
+from tt_env.util.workers import thread_count
 from tt_env.valuation.values import deck_counts, valuation_for
 
 try:
@@ -97,6 +104,9 @@ except ImportError:  # built without a C compiler: the numpy transform answers
     _cfeatures = None
 
 _PAD = NUM_KINDS  # index of an always-zero slot in padded per-kind arrays
+# The fewest rows a thread of CardFeatures.batch takes: waking a thread costs about as much as
+# a few rows' features.
+ROWS_PER_THREAD = 8
 
 
 def _neighbour_tables(aces_high: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -129,13 +139,23 @@ class CardFeatures:
     ``lookahead``: give the candidate discards their expected gain from the next stock draw
     (the costliest part; without it ``lookahead_gain`` and ``candidate`` stay zero).
     ``candidates``: how many of the best discards (within ``margin`` points of the best) get it.
+    ``num_threads``: the threads :meth:`batch` spreads a batch's rows over (default the cores
+    this process may run on; 1 keeps it on the calling thread); the features do not depend on
+    it, and :meth:`spec` leaves it out.
     Call the instance on an observation vector; :attr:`size` is the length of the result.
     """
 
     def __init__(
-        self, rules: Rules, lookahead: bool = True, candidates: int = 3, margin: int = 12
+        self,
+        rules: Rules,
+        lookahead: bool = True,
+        candidates: int = 3,
+        margin: int = 12,
+        *,
+        num_threads: int | None = None,
     ) -> None:
         self.rules = rules
+        self.num_threads = thread_count(num_threads)
         self.num_players = n = rules.num_players
         self.lookahead = bool(lookahead)
         self.candidates = int(candidates)
@@ -148,6 +168,7 @@ class CardFeatures:
         self._rank = np.array([(k % NUM_RANKS + 1) / NUM_RANKS for k in range(JOKER)] + [0.0])
         self._valuation = valuation_for(rules)
         self._compiled = False  # built on first use
+        self._kernel_sets: list[list] = []  # batch()'s threads' own kernels, made on first use
 
     # ------------------------------------------------------------------ the record
 
@@ -156,6 +177,7 @@ class CardFeatures:
         # rebuilt on first use.
         state = self.__dict__.copy()
         state["_compiled"] = False
+        state["_kernel_sets"] = []
         return state
 
     def spec(self) -> dict[str, Any]:
@@ -217,24 +239,61 @@ class CardFeatures:
 
     def batch(self, observations: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """The transform of every row of ``observations`` (shape (M, observation size)), as
-        an (M, :attr:`size`) ``float32`` array (written into ``out`` when given)."""
+        an (M, :attr:`size`) ``float32`` array (written into ``out`` when given: C-contiguous,
+        writable and apart from ``observations``). One compiled call transforms every row,
+        without the GIL and on up to :attr:`num_threads` threads; the numpy definition answers
+        the rows it leaves (:meth:`reference`). The rows are the same, bit for bit, as the
+        instance's answer for each row alone."""
         obs = np.ascontiguousarray(observations, np.float32)
         if obs.ndim != 2 or obs.shape[1] != self.layout.size:
             raise ValueError(
                 f"expected observations of shape (M, {self.layout.size}) for "
                 f"{self.num_players} players, got shape {obs.shape}"
             )
+        rows = len(obs)
         if out is None:
-            out = np.empty((len(obs), self.size), np.float32)
-        elif out.shape != (len(obs), self.size) or out.dtype != np.float32:
-            raise ValueError(f"out must be a float32 array of shape {(len(obs), self.size)}")
+            out = np.empty((rows, self.size), np.float32)
+        else:
+            self._check_out(out, rows)
         compiled = self._compiled
         if compiled is False:
             compiled = self._compiled = self._build_compiled()
-        for i, row in enumerate(obs):
-            if compiled is None or not compiled.fill(row, out[i]):
+        if compiled is None:
+            for i, row in enumerate(obs):
                 out[i] = self.reference(row)
+            return out
+        served = np.empty(rows, bool)
+        threads = self._use_threads(compiled, rows)
+        if compiled.fill_many(obs, out, served, threads=threads):
+            for i in np.flatnonzero(~served):
+                out[i] = self.reference(obs[i])
         return out
+
+    def _check_out(self, out: Any, rows: int) -> None:
+        shape = (rows, self.size)
+        if not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.shape != shape:
+            got = (
+                f"{out.dtype} of shape {out.shape}"
+                if isinstance(out, np.ndarray)
+                else type(out).__name__
+            )
+            raise ValueError(f"out must be a float32 array of shape {shape}, got {got}")
+        if not out.flags.c_contiguous:
+            raise ValueError("out must be C-contiguous (the rows are written in place)")
+        if not out.flags.writeable:
+            raise ValueError("out is read-only: give a writable array")
+
+    def _use_threads(self, compiled, rows: int) -> int:
+        """The threads to spread ``rows`` rows over, each given its kernels (made once)."""
+        threads = max(1, min(self.num_threads, rows // ROWS_PER_THREAD))
+        if compiled.threads < threads:
+            configs = [solver_config(self.rules, w, None) for w in range(1, NUM_RANKS + 1)]
+            while len(self._kernel_sets) < threads:
+                self._kernel_sets.append([k.c for k in private_kernels(configs)])
+            # False while another Python thread's batch runs on the sets: this one then
+            # answers on its own thread (Features.fill_many)
+            compiled.use_threads(self._kernel_sets)
+        return threads
 
     def _build_compiled(self):
         """The compiled transform (``tt_env.learned._cfeatures.Features``) of these rules and

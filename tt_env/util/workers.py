@@ -1,4 +1,5 @@
-"""Process pools that a Ctrl-C stops cleanly (tt-arena's games, tt-train's teacher data).
+"""Process pools that a Ctrl-C stops cleanly (tt-arena's games, tt-train's teacher data), and
+the threads a compiled kernel spreads a batch over (:func:`thread_count`).
 
 A terminal sends Ctrl-C (SIGINT) to the whole process group, so the pool's workers get it too.
 They must ignore it: the main process handles it, keeps what is finished and stops the pool.
@@ -15,9 +16,35 @@ ignore Ctrl-C.
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 from typing import Any
+
+MAX_THREADS = 64  # the most threads a compiled kernel takes (util/threads.h, TT_THREADS_MAX)
+
+
+def default_threads() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def thread_count(num_threads: Any) -> int:
+    """The threads a compiled batch runs on for the option ``num_threads``: None gives
+    :func:`default_threads` (at most :data:`MAX_THREADS`), an int must be 1..64; anything else
+    raises ``ValueError``."""
+    if num_threads is None:
+        return min(default_threads(), MAX_THREADS)
+    if (
+        isinstance(num_threads, bool)
+        or not isinstance(num_threads, int)
+        or not 1 <= num_threads <= MAX_THREADS
+    ):
+        raise ValueError(f"num_threads must be 1..{MAX_THREADS}, got {num_threads!r}")
+    return num_threads
 
 
 def _ignore_ctrl_c_then(initializer, *args) -> None:

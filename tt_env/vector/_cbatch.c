@@ -18,18 +18,14 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#ifndef _WIN32
-#include <pthread.h>
-#include <unistd.h>
-#endif
-
 #include "game/_service.h"
 #include "util/pyargs.h"
+#include "util/threads.h"
 #include "valuation/_crule.h"
 #include "vector/seats.h"
 #include "vector/table.h"
 
-#define TT_MAX_THREADS 64
+#define TT_MAX_THREADS TT_THREADS_MAX
 
 typedef struct {
     PyObject_HEAD
@@ -43,7 +39,7 @@ typedef struct {
     tt_solver_service *svc;     /* per thread */
     tt_redemption *scratch;     /* per thread */
     PyObject *solver, *kernels; /* kept alive: the services read them */
-    struct pool *pool;          /* the threads that step the tables besides the caller's */
+    tt_threads *pool;           /* the threads that step the tables besides the caller's */
     Py_buffer obs, masks, rewards, terminations, seats;
     int have_buffers;
     int broken; /* an engine failure left a table undefined */
@@ -55,19 +51,11 @@ typedef struct {
     float *views; /* per thread: room for an observation (counting) */
 } BatchObject;
 
-#ifndef _WIN32
-struct pool;
-static struct pool *pool_new(int threads);
-static void pool_free(struct pool *pool);
-#endif
-
 static void Batch_dealloc(BatchObject *self) {
-#ifndef _WIN32
     if (self->pool != NULL) {
-        Py_BEGIN_ALLOW_THREADS pool_free(self->pool);
+        Py_BEGIN_ALLOW_THREADS tt_threads_free(self->pool);
         Py_END_ALLOW_THREADS
     }
-#endif
     if (self->have_buffers) {
         PyBuffer_Release(&self->obs);
         PyBuffer_Release(&self->masks);
@@ -221,7 +209,7 @@ static PyObject *Batch_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     Py_INCREF(kernels);
     self->kernels = kernels;
 #ifndef _WIN32
-    if (self->threads > 1 && (self->pool = pool_new(self->threads)) == NULL) {
+    if (self->threads > 1 && (self->pool = tt_threads_new(self->threads)) == NULL) {
         PyErr_NoMemory();
         goto fail;
     }
@@ -277,7 +265,8 @@ static int play_agents(BatchObject *b, int thread, Py_ssize_t i, double *reward)
     return TT_OK;
 }
 
-static void run(work *w) {
+static void run(void *job) {
+    work *w = job;
     BatchObject *b = w->batch;
     const tt_solver_service *svc = &b->svc[w->thread];
     tt_redemption *scratch = &b->scratch[w->thread];
@@ -317,122 +306,18 @@ static void run(work *w) {
     }
 }
 
-#ifndef _WIN32
-/* A pool of threads kept for the batch's life: each step hands every thread its share of the
-   tables (a new generation of work) and waits until all are done, without the cost of starting
-   threads every step. */
-struct pool {
-    pthread_mutex_t lock;
-    pthread_cond_t start, done;
-    long generation;
-    int pending, stop, count;
-    pid_t owner; /* a forked child has none of these threads: it steps on its own */
-    work jobs[TT_MAX_THREADS];
-    pthread_t ids[TT_MAX_THREADS];
-    int index[TT_MAX_THREADS];
-};
-
-typedef struct {
-    struct pool *pool;
-    int index;
-} worker_arg;
-
-static void *worker(void *arg) {
-    struct pool *pool = ((worker_arg *)arg)->pool;
-    const int me = ((worker_arg *)arg)->index;
-    PyMem_RawFree(arg);
-    long seen = 0;
-    for (;;) {
-        pthread_mutex_lock(&pool->lock);
-        while (pool->generation == seen && !pool->stop)
-            pthread_cond_wait(&pool->start, &pool->lock);
-        if (pool->stop) {
-            pthread_mutex_unlock(&pool->lock);
-            return NULL;
-        }
-        seen = pool->generation;
-        pthread_mutex_unlock(&pool->lock);
-        run(&pool->jobs[me]);
-        pthread_mutex_lock(&pool->lock);
-        if (--pool->pending == 0) pthread_cond_signal(&pool->done);
-        pthread_mutex_unlock(&pool->lock);
-    }
-}
-
-/* Threads 1..T-1 (the caller is thread 0); NULL when none could be had. */
-static struct pool *pool_new(int threads) {
-    struct pool *pool = PyMem_RawCalloc(1, sizeof *pool);
-    if (pool == NULL) return NULL;
-    pthread_mutex_init(&pool->lock, NULL);
-    pthread_cond_init(&pool->start, NULL);
-    pthread_cond_init(&pool->done, NULL);
-    pool->owner = getpid();
-    for (int t = 1; t < threads; t++) {
-        worker_arg *arg = PyMem_RawMalloc(sizeof *arg);
-        if (arg == NULL) break;
-        *arg = (worker_arg){pool, t};
-        if (pthread_create(&pool->ids[t], NULL, worker, arg) != 0) {
-            PyMem_RawFree(arg);
-            break;
-        }
-        pool->count = t;
-    }
-    return pool;
-}
-
-static void pool_free(struct pool *pool) {
-    if (pool == NULL) return;
-    if (pool->owner == getpid()) {
-        pthread_mutex_lock(&pool->lock);
-        pool->stop = 1;
-        pthread_cond_broadcast(&pool->start);
-        pthread_mutex_unlock(&pool->lock);
-        for (int t = 1; t <= pool->count; t++) pthread_join(pool->ids[t], NULL);
-    }
-    pthread_mutex_destroy(&pool->lock);
-    pthread_cond_destroy(&pool->start);
-    pthread_cond_destroy(&pool->done);
-    PyMem_RawFree(pool);
-}
-#endif
-
 /* Run over every table on the batch's threads, without the GIL. 0, or -1 with an exception. */
 static int run_all(BatchObject *self, const uint8_t *modes, const int64_t *actions,
                    const uint64_t *seeds, int zero) {
     work jobs[TT_MAX_THREADS];
+    void *each[TT_MAX_THREADS];
     const int T = (int)(self->threads < self->n ? self->threads : self->n);
-    for (int t = 0; t < T; t++)
+    for (int t = 0; t < T; t++) {
         jobs[t] = (work){
             self, t, self->n * t / T, self->n * (t + 1) / T, modes, actions, seeds, zero, -1, 0};
-    Py_BEGIN_ALLOW_THREADS
-#ifndef _WIN32
-        struct pool *pool = self->pool;
-    int helpers = pool != NULL && pool->owner == getpid() ? pool->count : 0;
-    if (helpers > T - 1) helpers = T - 1;
-    if (helpers > 0) {
-        pthread_mutex_lock(&pool->lock);
-        for (int t = 1; t <= helpers; t++) pool->jobs[t] = jobs[t];
-        pool->pending = helpers;
-        /* a pool larger than T (fewer tables than threads) idles its extra threads */
-        for (int t = helpers + 1; t <= pool->count; t++) {
-            pool->jobs[t] = (work){self, t, 0, 0, modes, actions, seeds, zero, -1, 0};
-            pool->pending++;
-        }
-        pool->generation++;
-        pthread_cond_broadcast(&pool->start);
-        pthread_mutex_unlock(&pool->lock);
+        each[t] = &jobs[t];
     }
-    run(&jobs[0]);
-    for (int t = helpers + 1; t < T; t++) run(&jobs[t]); /* shares no thread could take */
-    if (helpers > 0) {
-        pthread_mutex_lock(&pool->lock);
-        while (pool->pending > 0) pthread_cond_wait(&pool->done, &pool->lock);
-        pthread_mutex_unlock(&pool->lock);
-        for (int t = 1; t <= helpers; t++) jobs[t] = pool->jobs[t];
-    }
-#else
-        for (int t = 0; t < T; t++) run(&jobs[t]);
-#endif
+    Py_BEGIN_ALLOW_THREADS tt_threads_run(self->pool, run, each, T);
     Py_END_ALLOW_THREADS for (int t = 0; t < T; t++) {
         if (jobs[t].failed < 0) continue;
         self->broken = 1;

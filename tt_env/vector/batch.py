@@ -98,8 +98,9 @@ def check_num_envs(num_envs: Any) -> int:
     return int(num_envs)
 
 
-def observation_transform(observation: Any, rules) -> Any:
-    """None for ``"raw"``; a :class:`CardFeatures` for ``"features"`` or for itself."""
+def observation_transform(observation: Any, rules, num_threads: int | None = None) -> Any:
+    """None for ``"raw"``; a :class:`CardFeatures` for ``"features"`` (on ``num_threads``
+    threads) or for itself."""
     from tt_env.learned.features import CardFeatures
 
     if isinstance(observation, CardFeatures):
@@ -109,7 +110,7 @@ def observation_transform(observation: Any, rules) -> Any:
     if observation == "raw":
         return None
     if observation == "features":
-        return CardFeatures(rules)
+        return CardFeatures(rules, num_threads=num_threads)
     raise ValueError(
         f"observation must be 'raw', 'features' or a CardFeatures instance, got {observation!r}"
     )
@@ -165,7 +166,7 @@ class ThreeThirteenVectorEnv(gymnasium.vector.VectorEnv):
         self.rules = rules = template.rules
         self.metadata = {**type(self).metadata, "autoreset_mode": mode}
         self.autoreset_mode = mode
-        self.transform = observation_transform(observation, rules)
+        self.transform = observation_transform(observation, rules, num_threads)
         raw_space = template.observation_space
         self.raw_size = raw_space.shape[0]
         if self.transform is None:
@@ -217,9 +218,8 @@ class ThreeThirteenVectorEnv(gymnasium.vector.VectorEnv):
         if self.transform is not None:
             if rows is None or len(rows) == self.num_envs:
                 self.transform.batch(self._raw, out=self._obs)
-            else:
-                for i in rows:
-                    self._obs[i] = self.transform(self._raw[i])
+            elif len(rows):
+                self._obs[rows] = self.transform.batch(self._raw[rows])
         return self._obs.copy()
 
     def _infos(self) -> dict[str, Any]:

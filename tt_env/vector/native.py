@@ -14,7 +14,6 @@ is ignored), and its observation is the final position seen by the seat that mov
 from __future__ import annotations
 
 import importlib
-import os
 from typing import Any
 
 import numpy as np
@@ -23,6 +22,7 @@ from tt_env.encoding.actions import NUM_ACTIONS
 from tt_env.encoding.observation import piece_starts
 from tt_env.game.native import SolverService, rules_tuple, thread_kernels
 from tt_env.game.rules import Rules
+from tt_env.util.workers import thread_count
 
 
 def batch_module():
@@ -31,14 +31,6 @@ def batch_module():
         return importlib.import_module("tt_env.vector._cbatch")
     except ImportError:
         return None
-
-
-def default_threads() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 # Who decides for a seat (vector/seats.h): the caller, or an agent built into the batch.
@@ -110,10 +102,7 @@ class CompiledTables:
         ):
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
         num_envs = int(num_envs)
-        threads = default_threads() if num_threads is None else num_threads
-        if not isinstance(threads, int) or not 1 <= threads <= 64:
-            raise ValueError(f"num_threads must be 1..64, got {num_threads!r}")
-        threads = min(threads, num_envs)
+        threads = min(thread_count(num_threads), num_envs)
         self.num_envs = num_envs
         p = rules.num_players
         starts, size = piece_starts(p, module.PIECES)

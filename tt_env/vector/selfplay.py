@@ -32,10 +32,10 @@ Arguments: ``num_envs``; ``learner_seats`` (the seats the learner plays, default
 ``opponents`` (an agent spec or object for the other seats, as in the single-agent view);
 ``observation`` (``"raw"``, ``"features"`` or a :class:`~tt_env.learned.features.CardFeatures`);
 ``compiled`` (None: the compiled batch where it is built; False: the Python engine; True: the
-compiled batch or an error); ``num_threads`` (the compiled batch's threads, default the cores
-this process may run on); and the AEC environment's (``episode``, ``reward``, the rule options
-or ``rules``). A seed ``s`` plays ``three_thirteen_v0``'s game ``reset(seed=s + i)`` at table
-``i``.
+compiled batch or an error); ``num_threads`` (the threads of the compiled batch and of
+``"features"``, default the cores this process may run on); and the AEC environment's
+(``episode``, ``reward``, the rule options or ``rules``). A seed ``s`` plays
+``three_thirteen_v0``'s game ``reset(seed=s + i)`` at table ``i``.
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ class SelfPlayVectorEnv:
             }
             for _ in range(n)
         ]
-        self.transform = observation_transform(observation, rules)
+        self.transform = observation_transform(observation, rules, num_threads)
         raw = observation_space(rules)
         self.single_observation_space = (
             raw
