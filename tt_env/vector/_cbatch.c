@@ -270,7 +270,7 @@ static int play_agents(BatchObject *b, int thread, Py_ssize_t i, double *reward)
         const tt_solver *S = b->ctx[thread].kernel[t->game.round_index][0];
         tt_rng *rng = &b->rngs[i * b->rules.num_players + seat];
         int action = tt_builtin_action(kind, &b->agents, S, rng, t, view);
-        if (action == TT_NOT_DECIDED) return TT_OK;
+        if (action == TT_UNDECIDED) return TT_OK;
         int status = tt_table_step(t, svc, &b->episodes, action, reward, &b->scratch[thread]);
         if (status < 0) return status;
     }
