@@ -5,13 +5,14 @@ the same points in the compiled round as in the Game with the rule's agents. Dif
 every rule option: redemption's lay-downs and lay-offs, the joker lay-off, several decks and
 jokers, a cap on wilds per meld, a false out, the turn cap, and every scoring option.
 
-The rounds start from the deal and from a random later decision of the same round (a drawn
-upcard, a discard phase, the final turns after a go-out, with the table as it lies). Two kinds
-of round are counted and not compared: a round whose stock ran out in the engine (a rebuild
-shuffles with each side's own random generator), and a round where the compiled solver could
-not certify a value that a decision or the final score needed (the Game's agents then ask the
-exact Python rule and solver; the rollouts play greedy's move or count every card, by design:
-rare, and only with several decks). ``TT_ROLLOUT_GAMES=1200 python -m pytest
+Greedy rollouts are compared the same way, with greedy agents in every seat. The rounds start
+from the deal and from a random later decision of the same round (a drawn upcard, a discard
+phase, the final turns after a go-out, with the table as it lies). Two kinds of round are
+counted and not compared: a round whose stock ran out in the engine (a rebuild shuffles with
+each side's own random generator), and a round where the compiled solver could not certify a
+value that a decision or the final score needed (the Game's agents then ask the exact Python
+rule and solver; the rollouts play a simpler move or count every card, by design: rare, and
+only with several decks). ``TT_ROLLOUT_GAMES=1200 python -m pytest
 tests/agents/test_rollouts.py`` runs the check on more games per rule set than the suite has
 time for (8, and 2 with a cap on wilds per meld).
 """
@@ -81,11 +82,12 @@ def round_state(game) -> dict:
     )
 
 
-def compare_rounds(rules: Rules, seeds, later: float = 0.15) -> dict:
-    """Play a game per seed with ``counting`` in every seat; hand each round to the compiled
-    rollouts at its deal and at one later decision, and compare the penalties at its end."""
+def compare_rounds(rules: Rules, seeds, later: float = 0.15, policy: str = "counting") -> dict:
+    """Play a game per seed with ``policy`` (``counting`` or ``greedy``) in every seat; hand
+    each round to the compiled rollouts at its deal and at one later decision, and compare the
+    penalties at its end."""
     n = rules.num_players
-    searcher = SearchAgent(n, rules, rollout="counting", seed=0)._new_searcher()
+    searcher = SearchAgent(n, rules, rollout=policy, seed=0)._new_searcher()
     rng = np.random.default_rng(len(seeds))
     certify = CompiledExpectedPenalty(ExpectedPenalty(), rules)  # counting's compiled decision
     counts = {"rounds": 0, "compared": 0, "rebuilt": 0, "uncertified": 0}
@@ -93,7 +95,7 @@ def compare_rounds(rules: Rules, seeds, later: float = 0.15) -> dict:
         env = three_thirteen_v0.raw_env(rules=rules)
         env.reset(seed=seed)
         game = env.game
-        agents = {a: make_agent("counting", n, rules, seed) for a in env.agents}
+        agents = {a: make_agent(policy, n, rules, seed) for a in env.agents}
         pending: list[tuple[np.ndarray, int, dict]] = []  # (C penalties, round, start) to check
         round_index, started = -1, False
         flags = {"rebuilt": False, "uncertified": False}
@@ -153,6 +155,19 @@ def test_the_rollouts_end_rounds_as_the_engine_does(name):
     counts = compare_rounds(rules, range(int(os.environ.get("TT_ROLLOUT_GAMES", default))))
     skipped = counts["rebuilt"] + counts["uncertified"]
     assert counts["compared"] >= counts["rounds"] - skipped  # the deal, often a later start too
+    assert skipped <= counts["rounds"] // 20
+
+
+@pytest.mark.parametrize("name", [n for n in FOLLOWED if "max_wilds_per_meld" not in FOLLOWED[n]])
+def test_greedy_rollouts_play_as_the_greedy_agent(name):
+    """Every seat greedy: the rollouts make GreedyAgent's moves (valuation/decisions.h), so a
+    round ends with the same points as in the Game with greedy agents. With jokers or an
+    unused-wild penalty greedy takes a discard to throw a wild card it cannot meld, a move
+    that a rule dropping only natural cards would miss."""
+    rules = Rules(**FOLLOWED[name])
+    counts = compare_rounds(rules, range(4), policy="greedy")
+    skipped = counts["rebuilt"] + counts["uncertified"]
+    assert counts["compared"] >= counts["rounds"] - skipped
     assert skipped <= counts["rounds"] // 20
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from helpers import RULE_OPTIONS, tiny_model
@@ -9,9 +11,12 @@ from helpers import RULE_OPTIONS, tiny_model
 from tt_env.game.rules import Rules
 from tt_env.vector import SelfPlayVectorEnv
 from tt_env.vector.native import (
+    ACT,
     COUNTING,
+    NEXT,
     RANDOM,
     SEED,
+    SKIP,
     CompiledSelfPlay,
     CompiledTables,
     batch_module,
@@ -278,36 +283,178 @@ def test_advance_checks_its_arrays_and_modes():
     assert np.array_equal(before, batch.observations)  # no table moved
     with pytest.raises(IndexError, match="table 3"):
         batch.table(3)
-    with pytest.raises(ValueError, match="seat 2"):
+    with pytest.raises(ValueError, match="seat must be 0..1, got 2"):
         batch.seed_agent(0, 2, 1)
     with pytest.raises(ValueError, match="order"):
         batch.move_agents(0, (0, 5))
 
 
-def test_random_actions_of_every_kind_never_crash_the_batch():
-    """Fuzz: random and illegal action arrays (and modes) through advance() and step(): a bad
-    one raises and changes nothing; the batch goes on."""
+@pytest.mark.parametrize(
+    "seed, words",
+    [
+        (-1, "seed must be a non-negative integer"),
+        (1.5, "seed must be an integer or a sequence"),
+        (True, "seed must be a non-negative integer"),
+        ("7", "seed must hold 3 seeds"),
+        ([1, 2], "seed must hold 3 seeds"),
+        ([1, -2, 3], "seed must be a non-negative integer"),
+        ([1, 2.0, 3], "seed must be a non-negative integer"),
+        (2**64, "seed must be below 2\\*\\*64"),
+        (2**64 - 2, "the last table's"),
+    ],
+)
+def test_reset_names_a_bad_seed_and_moves_no_table(seed, words):
+    batch = CompiledSelfPlay(3, Rules(), num_threads=1)
+    batch.reset([4, 5, 2**64 - 1])
+    before = _written(batch)
+    with pytest.raises(ValueError, match=words):
+        batch.reset(seed)
+    _assert_same(_written(batch), before, "a refused reset changed the batch")
+
+
+def _written(batch) -> list:
+    """Everything a call writes, and each table's game as the batch reports it."""
+    arrays = (batch.observations, batch.masks, batch.rewards, batch.terminations, batch.seats)
+    return [a.copy() for a in arrays] + [batch.table(i) for i in range(batch.num_envs)]
+
+
+def _assert_same(ours: list, theirs: list, where: str) -> None:
+    for a, b in zip(ours, theirs):
+        if isinstance(a, np.ndarray):
+            assert np.array_equal(a, b), where
+        else:
+            assert a == b, where
+
+
+def _first_refusal(batch, modes, actions) -> str | None:
+    """The error that advance(modes, actions) must raise, or None: the first table with a mode
+    outside 0..3, or (mode ACT, episode not ended) an action that is not legal there."""
+    for i, (mode, action) in enumerate(zip(modes, actions)):
+        if mode > SEED:
+            return rf"table {i}: mode {mode} is not one of 0\.\.3"
+        if mode != ACT or batch.terminations[i]:
+            continue
+        if not (0 <= action < 108 and batch.masks[i, action]):
+            return rf"table {i}: action {action} is not legal for seat {batch.seats[i]} now"
+    return None
+
+
+def test_random_and_illegal_arrays_never_crash_the_batch_nor_move_a_table():
+    """Fuzz advance(): random modes (and unknown ones), actions (legal, illegal, out of range),
+    seeds, and seat agents rewritten between calls (junk too: a value outside 0..3 is the
+    caller's). A call with a bad mode or action raises ValueError naming the first such table,
+    its seat and the action, and changes nothing: a twin batch that never saw the refused
+    calls plays every later call identically, so no table's hidden state (hands, stock, the
+    agents' generators) moved either."""
     rng = np.random.default_rng(11)
-    batch = CompiledTables(5, Rules(num_players=3), episode="round", num_threads=2)
-    batch.seat_agents[:, 1:] = [RANDOM, COUNTING]
-    batch.advance(np.full(5, SEED, np.uint8), seeds=np.arange(5, dtype=np.uint64))
-    refused = 0
-    for _ in range(400):
-        modes = rng.integers(0, 5, 5).astype(np.uint8)
-        actions = rng.integers(-3, 112, 5)
-        legal = random_actions(batch.masks, rng)
-        actions = np.where(rng.random(5) < 0.7, legal, actions)
-        before = batch.observations.copy()
-        try:
+    rules = Rules(num_players=3, jokers_per_deck=1)
+    n = 5
+    ours, twin = (CompiledTables(n, rules, episode="round", num_threads=t) for t in (2, 1))
+    for batch in (ours, twin):
+        batch.seat_agents[:, 1:] = [RANDOM, COUNTING]
+        batch.advance(np.full(n, SEED, np.uint8), seeds=np.arange(n, dtype=np.uint64))
+    refused = played = 0
+    for _ in range(300):
+        if rng.random() < 0.05:
+            agents = rng.integers(-4, 8, ours.seat_agents.shape).astype(np.int8)
+            ours.seat_agents[:] = twin.seat_agents[:] = agents
+        modes = rng.choice([SKIP, ACT, ACT, ACT, ACT, NEXT, SEED, 4, 255], n).astype(np.uint8)
+        actions = np.where(
+            rng.random(n) < 0.9, random_actions(ours.masks, rng), rng.integers(-3, 112, n)
+        )
+        seeds = rng.integers(0, 2**63, n).astype(np.uint64)
+        before = _written(ours)
+        refusal = _first_refusal(ours, modes, actions)
+        for batch in (ours, twin):
             batch.rewards[:] = 0
-            batch.advance(modes, actions, rng.integers(0, 2**63, 5).astype(np.uint64))
-        except ValueError:
+        if refusal is not None:
+            with pytest.raises(ValueError, match=f"^{refusal}$"):
+                ours.advance(modes, actions, seeds)
+            before[2][:] = 0  # the rewards, zeroed above
+            _assert_same(_written(ours), before, "a refused call changed the batch")
             refused += 1
-            assert np.array_equal(before, batch.observations)
-    assert refused > 0
+            continue
+        ours.advance(modes, actions, seeds)
+        twin.advance(modes, actions, seeds)
+        _assert_same(_written(ours), _written(twin), "a refused call moved a table")
+        played += 1
+    assert refused > 50 and played > 50
     # the built-in seats never wait for the caller where they could decide
-    waiting = ~batch.terminations
-    assert (batch.seat_agents[np.flatnonzero(waiting), batch.seats[waiting]] == 0).all()
+    waiting = ~ours.terminations
+    kinds = ours.seat_agents[np.flatnonzero(waiting), ours.seats[waiting]]
+    assert ((kinds < RANDOM) | (kinds > COUNTING)).all()
+
+
+def test_random_and_illegal_actions_through_reset_and_step():
+    """Fuzz a self-play batch's step() and reset(): an illegal action (or one out of range)
+    raises ValueError naming the first such table, its seat and the action, and no table
+    moves: a twin that never saw it plays on identically."""
+    rng = np.random.default_rng(12)
+    rules = Rules(num_players=2, redemption=True, max_turns_per_round=6)
+    n = 4
+    ours, twin = (CompiledSelfPlay(n, rules, episode="round", num_threads=t) for t in (2, 1))
+    refused = 0
+    for batch in (ours, twin):
+        batch.reset(2**64 - n)  # the largest seeds there are
+    for _ in range(300):
+        if rng.random() < 0.05:
+            seeds = rng.integers(0, 2**64, n, dtype=np.uint64)
+            ours.reset(seeds)
+            twin.reset(seeds)
+        actions = random_actions(ours.masks, rng)
+        bad = rng.random(n) < 0.1
+        actions[bad] = rng.integers(-5, 115, int(bad.sum()))
+        before = _written(ours)
+        refusal = _first_refusal(ours, np.full(n, ACT), actions)
+        if refusal is not None:
+            with pytest.raises(ValueError, match=f"^{refusal}$"):
+                ours.step(actions)
+            _assert_same(_written(ours), before, "a refused step changed the batch")
+            refused += 1
+            continue
+        ours.step(actions)
+        twin.step(actions)
+        _assert_same(_written(ours), _written(twin), "a refused step moved a table")
+    assert refused > 20
+
+
+def test_the_per_table_calls_refuse_junk_and_change_nothing():
+    """table(), view(), end(), seed_agent() and move_agents() with tables, seats, seeds and
+    orders in range and far out of it: each call works or raises a clean error naming the
+    argument, and a refused one changes nothing (a twin that never saw it plays on alike)."""
+    rng = np.random.default_rng(13)
+    rules = Rules(num_players=3)
+    n = 3
+    ours, twin = (CompiledTables(n, rules, num_threads=1) for _ in range(2))
+    for batch in (ours, twin):
+        batch.seat_agents[:, 1:] = RANDOM
+        batch.advance(np.full(n, SEED, np.uint8), seeds=np.arange(n, dtype=np.uint64))
+    junk = [-(2**70), -(2**31), -1, 0, 1, 2, 3, 7, 2**31, 2**70, 1.5, "1", None, True]
+    refused = 0
+    for _ in range(300):
+        call = rng.choice(["table", "view", "end", "seed_agent", "move_agents"])
+        table, seat, seed = (junk[i] for i in rng.integers(0, len(junk), 3))
+        args = {
+            "table": (table,),
+            "view": (table, seat),
+            "end": (table,),
+            "seed_agent": (table, seat, seed),
+            "move_agents": (table, [junk[i] for i in rng.integers(0, 9, rng.integers(0, 5))]),
+        }[call]
+        before = _written(ours)
+        try:
+            getattr(ours, call)(*args)
+        except (TypeError, ValueError, IndexError, OverflowError) as error:
+            assert re.search(r"\b(table|seat|seed|order)\b", str(error)), error
+            _assert_same(_written(ours), before, f"a refused {call}{args} changed the batch")
+            refused += 1
+            continue
+        getattr(twin, call)(*args)
+        actions = random_actions(ours.masks, rng)
+        for batch in (ours, twin):
+            batch.advance(np.full(n, ACT, np.uint8), actions)
+        _assert_same(_written(ours), _written(twin), f"after {call}{args}")
+    assert refused > 100
 
 
 def _same(ours, theirs, where: str) -> None:

@@ -308,19 +308,19 @@ static int check_actions(const tt_searcher *T, const int64_t *actions, Py_ssize_
     const int draw = start->phase == TT_DRAW;
     int64_t nstock = stock_dealt(start, &T->hidden);
     for (Py_ssize_t a = 0; a < nact; a++) {
-        int64_t act = actions[a], k = (act - TT_DISCARD_BASE) % 53;
+        int64_t act = actions[a], k = (act - TT_ACT_DISCARD) % 53;
         const char *bad = NULL;
-        if (act < 0 || act >= TT_NUM_ACTIONS)
+        if (act < 0 || act >= TT_ACTIONS)
             bad = "is not an action id";
-        else if ((act == TT_STOCK || act == TT_TAKE) != draw)
+        else if ((act == TT_ACT_DRAW_STOCK || act == TT_ACT_TAKE_DISCARD) != draw)
             bad = draw ? "is not a draw (the draw phase)" : "is a draw (the discard phase)";
-        else if (act == TT_STOCK && nstock == 0 && start->npile < 2)
+        else if (act == TT_ACT_DRAW_STOCK && nstock == 0 && start->npile < 2)
             bad = "draws from an empty stock that the discard pile cannot rebuild";
-        else if (act == TT_TAKE && start->npile == 0)
+        else if (act == TT_ACT_TAKE_DISCARD && start->npile == 0)
             bad = "takes from an empty discard pile";
-        else if (act >= TT_DISCARD_BASE && !start->hands[0][k])
+        else if (act >= TT_ACT_DISCARD && !start->hands[0][k])
             bad = "discards a card the hand does not hold";
-        else if (act >= TT_DISCARD_BASE && !tt_may_discard(start, (int)k))
+        else if (act >= TT_ACT_DISCARD && !tt_may_discard(start, (int)k))
             bad = "discards the upcard just taken, which may not go straight back";
         if (bad != NULL) {
             PyErr_Format(PyExc_ValueError, "actions[%zd] (%lld) %s", a, (long long)act, bad);

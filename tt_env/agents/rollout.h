@@ -7,13 +7,17 @@
    The engine plays the round: the legal moves, the drawn upcard that may not go straight back,
    the stock rebuilt from the discard pile, going out and the final turns, redemption's
    lay-downs and lay-offs, the joker lay-off, a false out, the turn cap, the end of the round
-   and its scores. Every seat chooses among the engine's legal actions with its policy:
+   and its scores. Every seat chooses among the engine's legal actions with its policy, the
+   built-in agents' one implementation in C (valuation/decisions.h):
 
-   - greedy: take the top discard when the hand with it, less its best card to drop, has fewer
-     points than the hand now; discard the card that leaves the fewest points (ties to the card
-     worth more, then the higher kind); go out when that leaves none;
-   - counting: the expected-penalty rule (valuation/rule.h, the play of `counting`), greedy's
-     move where the kernel cannot certify a value the rule needs.
+   - greedy: GreedyAgent's decision (take the top discard when the hand with it, after its best
+     discard, has fewer points than the hand now; discard the card that leaves the fewest
+     points, ties to the card worth more, then the higher kind; go out when that leaves none);
+   - counting: CountingAgent's, the expected-penalty rule (valuation/rule.h) on what the seat
+     knows of the game; greedy's move where the kernel cannot certify a value the rule needs.
+
+   Where greedy cannot certify a value either, the seat draws from the stock or discards its
+   costliest allowed card.
 
    The engine's questions to the solver (tt_solver_service) are answered by the solver's
    kernels of the round (game/core/kernels.h), compiled code only. Where a kernel cannot
@@ -31,7 +35,7 @@
 #include <string.h>
 
 #include "game/core/kernels.h"
-#include "valuation/rule.h"
+#include "valuation/decisions.h"
 
 #define TT_GREEDY 0   /* rollout policies: greedy, */
 #define TT_COUNTING 1 /* or the expected-penalty rule */
@@ -56,12 +60,14 @@ typedef struct {
     uint8_t cards[TT_ARRANGE_CARDS];
 } tt_rollout_kernels;
 
-/* A rollout's room: the service, the engine's scratch for a redemption, the legal mask. */
+/* A rollout's room: the service, the engine's scratch for a redemption, the legal mask, a
+   position's arrays. */
 typedef struct {
     tt_rollout_kernels kernels;
     tt_solver_service svc;
     tt_redemption scratch;
     int8_t mask[TT_ACTIONS];
+    tt_position_room position;
 } tt_rollout_room;
 
 /* ------------------------------------------------------------------ the service */
@@ -135,104 +141,33 @@ static inline void tt_rollout_room_init(tt_rollout_room *room, const tt_rules *r
 
 /* ------------------------------------------------------------------ the policies */
 
-/* The greedy discard among the allowed kinds of `hand`: the fewest points left, ties to the
-   card worth more, then the higher kind; *after gets the points left. When the solver cannot
-   value the hand the costliest allowed card goes (*after = TT_BIG). -1 when none is allowed. */
-static inline int64_t tt_greedy_discard(const tt_solver *S, const uint8_t *hand,
-                                        const int8_t *allowed, int64_t *after) {
-    const int64_t *par = S->par;
-    int64_t dv[53];
-    int64_t value = tt_discard_values(S, hand, dv);
-    int64_t best_k = -1, best_v = TT_BIG;
-    for (int64_t k = 0; k < 53; k++) {
-        if (!allowed[k]) continue;
-        int64_t v = dv[k];
-        if (v < 0) {
-            best_k = -1;
-            break;
-        }
-        if (v < best_v ||
-            (v == best_v && (par[k] > par[best_k] || (par[k] == par[best_k] && k > best_k)))) {
-            best_v = v;
-            best_k = k;
-        }
-    }
-    if (best_k >= 0 && value >= 0) {
-        *after = best_v;
-        return best_k;
-    }
-    /* not certified: throw the costliest allowed card */
-    for (int64_t k = 0; k < 53; k++)
-        if (allowed[k] && (best_k < 0 || par[k] >= par[best_k])) best_k = k;
-    *after = TT_BIG;
-    return best_k;
+/* A rollout's move where the policy cannot certify a value it needs: the stock (the top
+   discard where the stock may not be drawn), or a discard of the costliest allowed card (the
+   highest kind of those). */
+static int64_t tt_rollout_fallback(const tt_solver *S, const tt_position *pos) {
+    if (pos->draw_phase) return pos->can_stock ? TT_ACT_DRAW_STOCK : TT_ACT_TAKE_DISCARD;
+    int64_t k = -1;
+    for (int64_t c = 0; c < TT_KINDS; c++)
+        if (pos->allowed[c] && (k < 0 || S->par[c] >= S->par[k])) k = c;
+    return TT_ACT_DISCARD + k;
 }
 
-/* Whether greedy takes `top`: when the hand with it, less its best natural card to drop, has
-   fewer points than the hand now. */
-static bool tt_greedy_takes(const tt_solver *S, uint8_t *hand, int64_t top) {
-    int64_t now = tt_evaluate(S, hand, TT_POINTS);
-    hand[top] += 1;
-    int64_t after = tt_evaluate(S, hand, TT_LESS_BEST_DROP);
-    hand[top] -= 1;
-    return now >= 0 && 0 <= after && after < now;
-}
-
-/* What seat p has not seen: every copy in play less its hand, the discard pile, the table and
-   what the others are known to hold. */
-static void tt_unseen_for(const tt_rollouts *set, const tt_game *g, int p, int64_t *out) {
-    for (int k = 0; k < 53; k++) out[k] = set->deck[k] - g->hands[p][k];
-    for (int i = 0; i < g->npile; i++) out[g->pile[i]] -= 1;
-    for (int i = 0; i < g->table.ncards; i++) out[g->table.card[i]] -= 1;
-    for (int o = 0; o < g->rules->num_players; o++)
-        if (o != p)
-            for (int k = 0; k < 53; k++) out[k] -= g->taken[o][k];
-    for (int k = 0; k < 53; k++)
-        if (out[k] < 0) out[k] = 0;
-}
-
-/* The expected-penalty rule's action for the seat to move among the legal `mask`, or -1 when
-   the kernel cannot certify a value it needs. A go-out is offered for every discard: the rule
-   goes out only where the kernel certifies that the discard leaves no points. */
-static int64_t tt_counting_action(const tt_solver *S, const tt_rollouts *set, tt_game *g,
-                                  const int8_t *mask) {
-    const int cur = g->current, n = g->rules->num_players;
-    int64_t unseen[53], next_known[53];
-    uint8_t allowed[53];
-    tt_unseen_for(set, g, cur, unseen);
-    for (int k = 0; k < 53; k++) {
-        next_known[k] = g->taken[(cur + 1) % n][k];
-        allowed[k] = mask[TT_ACT_DISCARD + k] != 0;
+/* The action of `policy` for the seat to move in g among the legal `mask`: its decision
+   (valuation/decisions.h), counting on what the seat knows of the game; greedy's where
+   counting cannot certify a value; the fallback where greedy cannot. A go-out is offered with
+   every discard (the mask leaves the go-outs to the solver): a policy goes out only where the
+   solver certifies that the discard leaves no points. */
+static int64_t tt_rollout_action(const tt_solver *S, const tt_rollouts *set, int policy,
+                                 const tt_game *g, const int8_t *mask, tt_position_room *room) {
+    tt_position pos = tt_game_position(g, mask, true, room);
+    int64_t a = TT_UNDECIDED;
+    if (policy == TT_COUNTING) {
+        tt_game_knowledge(g, set->deck, room, &pos);
+        a = tt_counting_action(S, &set->rule, &pos);
     }
-    const bool draw = g->phase == TT_DRAW;
-    tt_position pos = {
-        .hand = g->hands[cur],
-        .unseen = unseen,
-        .next_known = next_known,
-        .top_discard = draw && g->npile > 0 ? g->pile[g->npile - 1] : -1,
-        .draw_phase = draw,
-        .final_turn = g->went_out >= 0,
-        .can_stock = mask[TT_ACT_DRAW_STOCK] != 0,
-        .can_take = mask[TT_ACT_TAKE_DISCARD] != 0,
-        .allowed = allowed,
-        .go_ok = allowed,
-    };
-    tt_decision weighed;
-    return tt_decide(S, &set->rule, &pos, &weighed);
-}
-
-/* Greedy's action for the seat to move among the legal `mask` (it has one). */
-static int64_t tt_greedy_action(const tt_solver *S, tt_game *g, const int8_t *mask) {
-    uint8_t *hand = g->hands[g->current];
-    if (g->phase == TT_DRAW) {
-        if (!mask[TT_ACT_TAKE_DISCARD]) return TT_ACT_DRAW_STOCK;
-        if (!mask[TT_ACT_DRAW_STOCK]) return TT_ACT_TAKE_DISCARD;
-        return tt_greedy_takes(S, hand, g->pile[g->npile - 1]) ? TT_ACT_TAKE_DISCARD
-                                                               : TT_ACT_DRAW_STOCK;
-    }
-    int64_t after;
-    int64_t k = tt_greedy_discard(S, hand, mask + TT_ACT_DISCARD, &after);
-    return (after == 0 ? TT_ACT_GO_OUT : TT_ACT_DISCARD) + k;
+    if (a == TT_UNDECIDED) a = tt_greedy_action(S, &pos);
+    if (a == TT_UNDECIDED) a = tt_rollout_fallback(S, &pos);
+    return a;
 }
 
 /* ------------------------------------------------------------------ a rollout */
@@ -268,9 +203,7 @@ static void tt_rollout(tt_rollout_room *room, const tt_rollouts *set, tt_game *g
             tt_end_round(g, svc, TT_ENDED_NO_CARDS);
             break;
         }
-        int64_t a = -1;
-        if (set->policy[seat] == TT_COUNTING) a = tt_counting_action(S, set, g, mask);
-        if (a < 0) a = tt_greedy_action(S, g, mask);
+        const int64_t a = tt_rollout_action(S, set, set->policy[seat], g, mask, &room->position);
         /* a policy goes out only where the kernel certified that the discard leaves no points:
            the go-out the engine's mask would offer (tt_legal_mask), without asking again */
         if (a >= TT_ACT_GO_OUT) mask[a] = 1;

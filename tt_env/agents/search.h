@@ -93,7 +93,7 @@ static double tt_play_out(tt_searcher *T, tt_game *g, const int8_t *mask, int ac
 }
 
 /* Play `samples` determinisations of T->start: on each, every candidate action (actions[a]:
-   TT_STOCK, TT_TAKE, or TT_DISCARD_BASE + k; going out is decided before the search, and a
+   TT_ACT_DRAW_STOCK, TT_ACT_TAKE_DISCARD, or TT_ACT_DISCARD + k; going out is decided before the search, and a
    go-out's id plays as its discard) is played and the round rolled out on that same deal
    (common random numbers). results[i * nact + a]: the searcher's penalty less the mean of the
    others' on deal i after action a. The binding checked that every action is legal at the

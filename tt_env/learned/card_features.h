@@ -140,26 +140,16 @@ static int64_t tt_cf_size(int64_t seats) {
     return TT_CF_KINDS * TT_CF_CARD_WIDTH + TT_CF_GLOBAL_WIDTH + TT_CF_SEAT_WIDTH * seats;
 }
 
-/* Whether candidate discard a comes before b: the definition's order, fewest penalty after the
-   discard first, then the costliest card, then the highest kind. Compared field by field: an
-   integer key packing the three would need a bound on the penalties, and unused_wild_penalty
-   reaches 1,000. */
-static int tt_cf_before(const int64_t *dv, const int64_t *par, int64_t a, int64_t b) {
-    if (dv[a] != dv[b]) return dv[a] < dv[b];
-    if (par[a] != par[b]) return par[a] > par[b];
-    return a > b;
-}
-
-/* The kinds of the candidate discards (held, not `banned`) in that order, into `kinds`;
-   returns how many. No two kinds compare equal, so any correct sort gives this one order: an
-   insertion sort of at most 53. */
+/* The kinds of the candidate discards (held, not `banned`) in the agents' order
+   (tt_discard_before()) into `kinds`; returns how many. No two kinds compare equal, so any
+   correct sort gives this one order: an insertion sort of at most 53. */
 static int64_t tt_cf_candidates(const int64_t *dv, const int64_t *par, int64_t banned,
                                 int64_t *kinds) {
     int64_t m = 0;
     for (int64_t k = 0; k < TT_CF_KINDS; k++) {
         if (dv[k] < 0 || k == banned) continue;
         int64_t i = m++;
-        for (; i > 0 && tt_cf_before(dv, par, k, kinds[i - 1]); i--) kinds[i] = kinds[i - 1];
+        for (; i > 0 && tt_discard_before(dv, par, k, kinds[i - 1]); i--) kinds[i] = kinds[i - 1];
         kinds[i] = k;
     }
     return m;

@@ -210,7 +210,7 @@ static PyObject *Rule_decide(RuleObject *self, PyObject *const *args, Py_ssize_t
     Py_buffer obs, mask;
     if (!tt_get_vector(args[0], &obs, "observation", "f", 4, self->observer.layout.size, 0))
         return NULL;
-    if (!tt_get_vector(args[1], &mask, "mask", "iu?", 1, TT_NUM_ACTIONS, 0)) {
+    if (!tt_get_vector(args[1], &mask, "mask", "iu?", 1, TT_ACTIONS, 0)) {
         PyBuffer_Release(&obs);
         return NULL;
     }

@@ -181,6 +181,17 @@ static inline int64_t tt_banned_discard(bool discard_drawn_upcard, const uint8_t
     return (drawn >= 0 && !tt_upcard_may_go(discard_drawn_upcard, hand[drawn])) ? drawn : -1;
 }
 
+/* Whether discarding kind a comes before kind b in the agents' order (GreedyAgent's choice,
+   the card features' candidates, the go-outs of greedy and counting): the fewest penalty left
+   (dv, tt_discard_values()), then the card worth more (par), then the higher kind. No two kinds
+   compare equal. Compared field by field: an integer key packing the three would need a bound
+   on the penalties, and unused_wild_penalty reaches 1,000. */
+static inline bool tt_discard_before(const int64_t *dv, const int64_t *par, int64_t a, int64_t b) {
+    if (dv[a] != dv[b]) return dv[a] < dv[b];
+    if (par[a] != par[b]) return par[a] > par[b];
+    return a > b;
+}
+
 /* The penalty of `hand` after taking `top` from the discard pile and making the best discard
    the rules allow (tt_banned_discard(): the card taken may not go straight back); when only the
    card taken can go (a hand of nothing else), it goes back. */

@@ -2,14 +2,15 @@
    search agent's counting rollouts (the rule itself: tt_env.valuation.heuristics.ExpectedPenalty).
 
    Plain C, header only (every function static): the rule's extension module (_crule.c)
-   includes it, and so does the search agent's (agents/_csearch.c), which calls tt_decide() on
-   its simulated tables. It knows nothing of Python: the bindings check every input before it
-   reaches this code.
+   includes it, and so do the built-in agents' decisions (valuation/decisions.h), which the
+   batch's counting seats and the search's rollouts call. It knows nothing of Python: the
+   bindings check every input before it reaches this code.
 
    tt_decide() works on a seat's position (tt_position: its hand, the cards it has not seen,
    what the next seat is known to hold, the legal moves), so that the rollouts call it on a
    simulated table; tt_decide_seen() takes the position from a decoded observation
-   (valuation/knowledge.h, tt_see(): what the seat knows) and an action mask, as the agents do.
+   (valuation/knowledge.h, tt_see(): what the seat knows) and an action mask, as the agents do
+   (tt_seen_position()).
    Both make the Python rule's decisions, with its sorts and tie-breaks; where the solver cannot
    certify a value they need they answer -1 and the caller asks the Python rule. Tests check
    both on recorded positions.
@@ -33,6 +34,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "game/core/ids.h"
 #include "game/melds/solver.h"
 #include "valuation/knowledge.h"
 
@@ -42,15 +44,6 @@
 #if !defined(__GNUC__) || defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #endif
-
-/* The action ids (tt_env.encoding.actions). */
-#define TT_STOCK 0
-#define TT_TAKE 1
-#define TT_DISCARD_BASE 2 /* discard kind k: 2 + k */
-#define TT_GO_OUT_BASE 55 /* go out discarding kind k: 55 + k */
-#define TT_NUM_ACTIONS 108
-
-#define TT_MAX_SEATS 8 /* Rules: 2..8 players */
 
 /* The rule's parameters (ExpectedPenalty's fields) and the one rule option it reads. */
 typedef struct {
@@ -74,6 +67,45 @@ typedef struct {
     const uint8_t *allowed;   /* [53] the legal discards (discard phase) */
     const uint8_t *go_ok;     /* [53] the legal go-outs (discard phase) */
 } tt_position;
+
+/* Room for the arrays a position points to, where its maker builds them. */
+typedef struct {
+    uint8_t allowed[TT_KINDS], go_ok[TT_KINDS];
+    int64_t unseen[TT_KINDS], next_known[TT_KINDS];
+} tt_position_room;
+
+/* The legal moves of `mask` (TT_ACTIONS entries, non-zero for legal) into `pos`, their arrays
+   in `room`: the draws, the discards allowed and the go-outs. With `offer_go_out` a go-out is
+   offered with every allowed discard, for a caller whose mask leaves the go-outs to the
+   solver (the search's rollouts): a decision goes out only where the solver certifies that
+   the discard leaves no points, which is where the engine's mask offers it. */
+static inline void tt_position_moves(const int8_t *mask, bool offer_go_out, tt_position_room *room,
+                                     tt_position *pos) {
+    for (int k = 0; k < TT_KINDS; k++) {
+        room->allowed[k] = mask[TT_ACT_DISCARD + k] != 0;
+        room->go_ok[k] = offer_go_out ? room->allowed[k] : mask[TT_ACT_GO_OUT + k] != 0;
+    }
+    pos->can_stock = mask[TT_ACT_DRAW_STOCK] != 0;
+    pos->can_take = mask[TT_ACT_TAKE_DISCARD] != 0;
+    pos->allowed = room->allowed;
+    pos->go_ok = room->go_ok;
+}
+
+/* The position of the seat whose decoded observation (tt_see(): what it knows) and action mask
+   these are, its arrays in `room`. */
+static inline tt_position tt_seen_position(const tt_seen *seen, const int8_t *mask,
+                                           tt_position_room *room) {
+    tt_position pos = {
+        .hand = seen->hand,
+        .unseen = seen->unseen,
+        .next_known = seen->known[1],
+        .top_discard = seen->top_discard,
+        .draw_phase = seen->draw_phase,
+        .final_turn = seen->final_turn,
+    };
+    tt_position_moves(mask, false, room, &pos);
+    return pos;
+}
 
 /* What a decision weighed, for the search agent (it searches among these). */
 typedef struct {
@@ -108,11 +140,11 @@ static bool tt_before(double a_key, int64_t a_pen, int64_t a_par, int64_t a_k, d
     return a_k > b_k;
 }
 
-/* The draw: TT_STOCK or TT_TAKE, or -1. */
+/* The draw: TT_ACT_DRAW_STOCK or TT_ACT_TAKE_DISCARD, or -1. */
 static int64_t tt_decide_draw(const tt_solver *S, const tt_rule *rule, const tt_position *pos,
                               tt_decision *out) {
-    if (!pos->can_stock) return TT_TAKE;
-    if (!pos->can_take || pos->top_discard < 0) return TT_STOCK;
+    if (!pos->can_stock) return TT_ACT_TAKE_DISCARD;
+    if (!pos->can_take || pos->top_discard < 0) return TT_ACT_DRAW_STOCK;
     const uint8_t *hand = pos->hand;
     int64_t now = tt_evaluate(S, hand, TT_POINTS);
     tt_penalty taken = tt_take_penalty(S, hand, pos->top_discard, rule->discard_drawn_upcard);
@@ -120,13 +152,13 @@ static int64_t tt_decide_draw(const tt_solver *S, const tt_rule *rule, const tt_
     int64_t take = taken.penalty;
     out->take = take;
     out->now = now;
-    if (take >= now) return TT_STOCK; /* the discard does not help at all */
+    if (take >= now) return TT_ACT_DRAW_STOCK; /* the discard does not help at all */
     tt_expectation stock = tt_expected_after_draw(S, hand, pos->unseen);
     if (!stock.certified) return -1;
-    return (double)take < stock.penalty ? TT_TAKE : TT_STOCK;
+    return (double)take < stock.penalty ? TT_ACT_TAKE_DISCARD : TT_ACT_DRAW_STOCK;
 }
 
-/* The discard or the go-out: TT_DISCARD_BASE + k or TT_GO_OUT_BASE + k, or -1. */
+/* The discard or the go-out: TT_ACT_DISCARD + k or TT_ACT_GO_OUT + k, or -1. */
 static int64_t tt_decide_discard(const tt_solver *S, const tt_rule *rule, const tt_position *pos,
                                  tt_decision *out) {
     const int64_t *par = S->par;
@@ -138,11 +170,10 @@ static int64_t tt_decide_discard(const tt_solver *S, const tt_rule *rule, const 
     /* go out whenever possible: with the card worth most, then the highest kind */
     int64_t out_k = -1;
     for (int64_t k = 0; k < 53; k++) {
-        if (pos->go_ok[k] && dv[k] == 0 &&
-            (out_k < 0 || par[k] > par[out_k] || (par[k] == par[out_k] && k > out_k)))
+        if (pos->go_ok[k] && dv[k] == 0 && (out_k < 0 || tt_discard_before(dv, par, k, out_k)))
             out_k = k;
     }
-    if (out_k >= 0) return TT_GO_OUT_BASE + out_k;
+    if (out_k >= 0) return TT_ACT_GO_OUT + out_k;
     /* the legal discards ranked by (penalty + feed cost, -points, -kind); insertion sort:
        a dozen cards at most */
     int64_t kinds[53];
@@ -169,7 +200,7 @@ static int64_t tt_decide_discard(const tt_solver *S, const tt_rule *rule, const 
             kinds[j - 1] = kind;
         }
     }
-    if (pos->final_turn || rule->lookahead == 0) return TT_DISCARD_BASE + kinds[0];
+    if (pos->final_turn || rule->lookahead == 0) return TT_ACT_DISCARD + kinds[0];
     /* the shortlist: the look-ahead of each candidate within the margin of the best */
     double floor = keys[0];
     int64_t n = 0;
@@ -205,11 +236,11 @@ static int64_t tt_decide_discard(const tt_solver *S, const tt_rule *rule, const 
         }
     }
     out->shortlist = n;
-    return TT_DISCARD_BASE + sk[0];
+    return TT_ACT_DISCARD + sk[0];
 }
 
-/* The expected-penalty rule's action for the seat at `pos`: a draw (TT_STOCK/TT_TAKE) in the
-   draw phase, else a discard or a go-out (TT_DISCARD_BASE + k / TT_GO_OUT_BASE + k); -1 when
+/* The expected-penalty rule's action for the seat at `pos`: a draw (TT_ACT_DRAW_STOCK or
+   TT_ACT_TAKE_DISCARD) in the draw phase, else a discard or a go-out (TT_ACT_DISCARD + k / TT_ACT_GO_OUT + k); -1 when
    the solver cannot certify a value it needs (the caller then asks the Python rule). `out`
    gets what it weighed: the draw phase's values, the discard phase's shortlist. */
 static int64_t tt_decide(const tt_solver *S, const tt_rule *rule, const tt_position *pos,
@@ -221,28 +252,13 @@ static int64_t tt_decide(const tt_solver *S, const tt_rule *rule, const tt_posit
     return tt_decide_discard(S, rule, pos, out);
 }
 
-/* tt_decide() for the seat whose decoded observation (tt_see()) and action mask (108 entries,
-   non-zero for legal) these are. `S` must be the solver of the observation's wild rank
+/* tt_decide() for the seat whose decoded observation (tt_see()) and action mask (TT_ACTIONS
+   entries, non-zero for legal) these are. `S` must be the solver of the observation's wild rank
    (seen->wild). */
 static inline int64_t tt_decide_seen(const tt_solver *S, const tt_rule *rule, const tt_seen *seen,
-                                     const uint8_t *mask, tt_decision *out) {
-    uint8_t allowed[53], go_ok[53];
-    for (int k = 0; k < 53; k++) {
-        allowed[k] = mask[TT_DISCARD_BASE + k] != 0;
-        go_ok[k] = mask[TT_GO_OUT_BASE + k] != 0;
-    }
-    tt_position pos = {
-        .hand = seen->hand,
-        .unseen = seen->unseen,
-        .next_known = seen->known[1],
-        .top_discard = seen->top_discard,
-        .draw_phase = seen->draw_phase,
-        .final_turn = seen->final_turn,
-        .can_stock = mask[TT_STOCK] != 0,
-        .can_take = mask[TT_TAKE] != 0,
-        .allowed = allowed,
-        .go_ok = go_ok,
-    };
+                                     const int8_t *mask, tt_decision *out) {
+    tt_position_room room;
+    const tt_position pos = tt_seen_position(seen, mask, &room);
     return tt_decide(S, rule, &pos, out);
 }
 

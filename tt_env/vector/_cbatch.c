@@ -258,7 +258,7 @@ static int play_agents(BatchObject *b, int thread, Py_ssize_t i, double *reward)
         const tt_solver *S = b->ctx[thread].kernel[t->game.round_index][0];
         tt_rng *rng = &b->rngs[i * b->rules.num_players + seat];
         int action = tt_builtin_action(kind, &b->agents, S, rng, t, view);
-        if (action == TT_NOT_DECIDED) return TT_OK;
+        if (action == TT_UNDECIDED) return TT_OK;
         int status = tt_table_step(t, svc, &b->episodes, action, reward, &b->scratch[thread]);
         if (status < 0) return status;
     }
@@ -420,26 +420,24 @@ static PyObject *Batch_advance(BatchObject *self, PyObject *const *args, Py_ssiz
     Py_RETURN_NONE;
 }
 
+/* A table's index into *i, or -1 with a TypeError or ValueError naming the table (an integer
+   of no table: IndexError). */
 static int check_table(BatchObject *self, PyObject *arg, Py_ssize_t *i) {
-    Py_ssize_t index = PyNumber_AsSsize_t(arg, PyExc_IndexError);
-    if (index == -1 && PyErr_Occurred()) return -1;
+    int64_t index;
+    if (!tt_get_int(arg, INT64_MIN, INT64_MAX, &index, "table")) return -1;
     if (index < 0 || index >= self->n) {
-        PyErr_Format(PyExc_IndexError, "table %zd: the batch has tables 0..%zd", index,
+        PyErr_Format(PyExc_IndexError, "table %lld: the batch has tables 0..%zd", (long long)index,
                      self->n - 1);
         return -1;
     }
-    *i = index;
+    *i = (Py_ssize_t)index;
     return 0;
 }
 
+/* A seat into *seat, or -1 with a TypeError or ValueError naming the seat. */
 static int check_seat(BatchObject *self, PyObject *arg, int *seat) {
-    long value = PyLong_AsLong(arg);
-    if (value == -1 && PyErr_Occurred()) return -1;
-    if (value < 0 || value >= self->rules.num_players) {
-        PyErr_Format(PyExc_ValueError, "seat %ld: the tables have seats 0..%d", value,
-                     self->rules.num_players - 1);
-        return -1;
-    }
+    int64_t value;
+    if (!tt_get_int(arg, 0, self->rules.num_players - 1, &value, "seat")) return -1;
     *seat = (int)value;
     return 0;
 }
@@ -475,7 +473,7 @@ static PyObject *Batch_view(BatchObject *self, PyObject *const *args, Py_ssize_t
 }
 
 /* move_agents(i, order): the generator of table i's seat s becomes the one of seat order[s]
-   (an agent that moves to another seat keeps its own). */
+   (an agent that moves to another seat keeps its own); `order` names each seat once. */
 static PyObject *Batch_move_agents(BatchObject *self, PyObject *const *args, Py_ssize_t nargs) {
     Py_ssize_t i;
     if (nargs != 2) {
@@ -486,6 +484,15 @@ static PyObject *Batch_move_agents(BatchObject *self, PyObject *const *args, Py_
     const int p = self->rules.num_players;
     int64_t order[TT_MAX_SEATS];
     if (!tt_get_ints(args[1], p, 0, p - 1, order, "order")) return NULL;
+    int taken[TT_MAX_SEATS] = {0}; /* each generator goes to one seat: no two draw alike */
+    for (int s = 0; s < p; s++) {
+        if (taken[order[s]]++) {
+            PyErr_Format(PyExc_ValueError,
+                         "order must name each seat 0..%d once, got seat %lld twice", p - 1,
+                         (long long)order[s]);
+            return NULL;
+        }
+    }
     tt_rng moved[TT_MAX_SEATS];
     tt_rng *rngs = &self->rngs[i * p];
     for (int s = 0; s < p; s++) moved[s] = rngs[order[s]];
@@ -502,9 +509,14 @@ static PyObject *Batch_seed_agent(BatchObject *self, PyObject *const *args, Py_s
     }
     int seat;
     if (check_table(self, args[0], &i) < 0 || check_seat(self, args[1], &seat) < 0) return NULL;
-    unsigned long long seed = PyLong_AsUnsignedLongLong(args[2]);
-    if (seed == (unsigned long long)-1 && PyErr_Occurred()) return NULL;
-    uint64_t entropy = seed;
+    uint64_t entropy;
+    Py_ssize_t count;
+    if (!PyIndex_Check(args[2])) {
+        PyErr_Format(PyExc_TypeError, "seed must be an integer 0..2**64-1, not %.100s",
+                     Py_TYPE(args[2])->tp_name);
+        return NULL;
+    }
+    if (!tt_get_entropy(args[2], &entropy, 1, &count, "seed")) return NULL;
     tt_rng_seed(&self->rngs[i * self->rules.num_players + seat], &entropy, 1);
     Py_RETURN_NONE;
 }

@@ -120,7 +120,7 @@ class LearnerTables:
         else:
             new_round(distinct)
             if learner != before:  # each opponent keeps its generator in its new seat
-                order = list(range(p))
+                order = [before] * p  # the learner's seat: the one it left (it draws none)
                 for j in range(p - 1):
                     order[(learner + 1 + j) % p] = (before + 1 + j) % p
                 batch.move_agents(i, order)

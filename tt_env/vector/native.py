@@ -158,12 +158,14 @@ class CompiledTables:
         )
 
     def seed_agent(self, table: int, seat: int, seed: int) -> None:
-        """The random agent of ``seat`` at ``table`` draws from ``np.random.default_rng(seed)``."""
+        """The random agent of ``seat`` at ``table`` draws from ``np.random.default_rng(seed)``
+        (``seed``: 0..2**64-1)."""
         self._batch.seed_agent(table, seat, seed)
 
     def move_agents(self, table: int, order: Any) -> None:
-        """Seat ``s`` of ``table`` takes the generator of seat ``order[s]``."""
-        self._batch.move_agents(table, tuple(int(s) for s in order))
+        """Seat ``s`` of ``table`` takes the generator of seat ``order[s]`` (``order`` names
+        each seat once)."""
+        self._batch.move_agents(table, order)
 
     def end(self, table: int) -> None:
         """The episode at ``table`` ends where it stands (an illegal action under
@@ -191,12 +193,27 @@ class CompiledSelfPlay(CompiledTables):
     """
 
     def reset(self, seed: Any = 0) -> None:
-        """Table ``i`` starts the game of ``reset(seed=seed + i)`` (or ``seed[i]`` for a list)."""
-        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-            seeds = np.arange(self.num_envs, dtype=np.uint64) + np.uint64(int(seed))
+        """Table ``i`` starts the game of ``reset(seed=seed + i)`` (or ``seed[i]`` for a
+        sequence of ``num_envs`` seeds); every seed is an integer 0..2**64-1."""
+        n = self.num_envs
+        if isinstance(seed, (int, np.integer, bool, np.bool_)):
+            first = compiled_seed(seed)
+            if first + n > 2**64:
+                raise ValueError(
+                    f"seed + {n - 1} (the last table's) must be below 2**64, got {seed}"
+                )
+            seeds = np.arange(n, dtype=np.uint64) + np.uint64(first)
         else:
-            seeds = np.asarray(seed, dtype=np.uint64)
-        self._batch.reset(np.ascontiguousarray(seeds))
+            try:
+                values = list(seed)
+            except TypeError:
+                raise ValueError(
+                    f"seed must be an integer or a sequence of {n} integers, got {seed!r}"
+                ) from None
+            if len(values) != n:
+                raise ValueError(f"seed must hold {n} seeds (one per table), got {len(values)}")
+            seeds = np.array([compiled_seed(s) for s in values], np.uint64)
+        self._batch.reset(seeds)
 
     def step(self, actions: Any) -> None:
         """Play ``actions[i]`` at table ``i`` (int64); an ended table starts its next episode

@@ -13,7 +13,8 @@
    where every option lives.
 
    Actions: 0 draw from the stock, 1 take the top discard, 2 + k discard card kind k, 55 + k go
-   out discarding k (tt_env.encoding.actions). Card kinds: 13 * suit + position, 52 the joker. */
+   out discarding k (tt_env.encoding.actions; the ids: game/core/ids.h). Card kinds: 13 * suit
+   + position, 52 the joker. */
 
 #ifndef TT_GAME_CORE_H
 #define TT_GAME_CORE_H
@@ -21,17 +22,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "game/core/ids.h"
 #include "util/rng.h"
 
-#define TT_KINDS 53
-#define TT_JOKER 52
-#define TT_ACTIONS 108
-#define TT_ACT_DRAW_STOCK 0
-#define TT_ACT_TAKE_DISCARD 1
-#define TT_ACT_DISCARD 2
-#define TT_ACT_GO_OUT 55
-
-#define TT_MAX_SEATS 8
 #define TT_MAX_ROUNDS 32
 #define TT_DECK_MAX (12 * 56) /* 12 decks of 52 cards and 4 jokers */
 #define TT_MAX_TABLE 128      /* melds on the table in one round */

@@ -328,6 +328,29 @@ static int64_t tt_draws_at_once(const tt_solver *S, const uint8_t *base, const i
     return 0;
 }
 
+/* The fewest penalty of the hand `c` (b + x: the card x just drawn) after discarding one card
+   other than x, or `best` (what discarding x leaves, or any bound) when none leaves less:
+   the best natural card to drop (one search over the hand less any natural card,
+   tt_evaluate()'s TT_LESS_BEST_DROP), then each wild kind held on its own. It stops as soon
+   as it has a value below `stop` (INT64_MIN: never). TT_NOT_CERTIFIED where the kernel cannot
+   certify a value it needs. `c` is left as it was. */
+static inline int64_t tt_best_discard_after_draw(const tt_solver *S, uint8_t *c, int64_t x,
+                                                 int64_t best, int64_t stop) {
+    int64_t u = tt_evaluate(S, c, TT_LESS_BEST_DROP);
+    if (u < 0) return TT_NOT_CERTIFIED;
+    if (u < best) best = u;
+    for (int64_t k = 0; k < 53 && best >= stop; k++) {
+        if (c[k] && k != x && (k == 52 || k % 13 == S->w)) {
+            c[k] -= 1;
+            u = tt_evaluate(S, c, TT_POINTS);
+            c[k] += 1;
+            if (u < 0) return TT_NOT_CERTIFIED;
+            if (u < best) best = u;
+        }
+    }
+    return best;
+}
+
 /* For every kind x with weights[x] > 0: out[x], the fewest penalty of b + x after its best
    discard (any card, x itself included). dv: the discard values of b (as tt_discard_values).
    Returns b's own value; TT_NOT_CERTIFIED anywhere (value or an entry of out) marks what the
@@ -407,30 +430,8 @@ static inline int64_t tt_after_draw_values(const tt_solver *S, const uint8_t *b,
             out[x] = batch[x];
             continue;
         }
-        c[x] += 1;
-        /* The best discard of b + x: x itself (back to b), the best natural card to drop (one
-           search over the hand less any natural card), or a wild card. */
-        int64_t best = value;
-        int64_t u = tt_evaluate(S, c, TT_LESS_BEST_DROP);
-        if (u < 0) {
-            out[x] = TT_NOT_CERTIFIED;
-            c[x] -= 1;
-            continue;
-        }
-        if (u < best) best = u;
-        for (int64_t k = 0; k < 53; k++) {
-            if (c[k] && k != x && (k == 52 || k % 13 == w)) {
-                c[k] -= 1;
-                u = tt_evaluate(S, c, TT_POINTS);
-                c[k] += 1;
-                if (u < 0) {
-                    best = TT_NOT_CERTIFIED;
-                    break;
-                }
-                if (u < best) best = u;
-            }
-        }
-        out[x] = best;
+        c[x] += 1; /* its best discard: x itself (back to b, `value`) or another card */
+        out[x] = tt_best_discard_after_draw(S, c, x, value, INT64_MIN);
         c[x] -= 1;
     }
     return value;

@@ -98,10 +98,16 @@ typedef struct {
 
    tt_after_draw_values(S, b, weights, out, dv): out[x] for every x with weights[x] > 0, the
    fewest penalty of b + x after its best discard; dv the discard values of b; returns b's
-   value; TT_NOT_CERTIFIED anywhere marks what the kernel could not certify. (draws.h) */
+   value; TT_NOT_CERTIFIED anywhere marks what the kernel could not certify. (draws.h)
+
+   tt_best_discard_after_draw(S, c, x, best, stop): the fewest penalty of c (b + x) after
+   discarding a card other than x, or `best` when none leaves less; it may stop at the first
+   value below `stop`. (draws.h) */
 static int64_t tt_evaluate(const tt_solver *S, const uint8_t *counts, int mode);
 static int64_t tt_discard_values(const tt_solver *S, const uint8_t *counts, int64_t *out);
 static int64_t tt_after_draw_values(const tt_solver *S, const uint8_t *b, const int64_t *weights,
                                     int64_t *out, int64_t *dv);
+static inline int64_t tt_best_discard_after_draw(const tt_solver *S, uint8_t *c, int64_t x,
+                                                 int64_t best, int64_t stop);
 
 #endif /* TT_SOLVER_WORKSPACE_H */
