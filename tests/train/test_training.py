@@ -503,3 +503,28 @@ def test_the_batch_plays_what_sb3s_dummy_vec_env_plays(tmp_path, baseline):
     assert len(runs["batch"]) == len(runs["dummy"])
     for a, b in zip(runs["batch"], runs["dummy"]):
         assert np.array_equal(a, b)
+
+
+def test_plot_zooms_past_an_untrained_start(tmp_path):
+    """An untrained start hundreds of points away would flatten the curve: the evaluations'
+    axis shows the later ones (and zero), the start is written in a corner."""
+    import matplotlib.pyplot as plt
+
+    root = tmp_path / "run"
+    root.mkdir()
+    head = "timesteps,wall_time,opponent,deals,games,diff,diff_low,diff_high,score,win_rate\n"
+    rows = "0,1,counting,10,20,360,350,370,380,0\n" + "".join(
+        f"{t},2,counting,10,20,{d},{d - 2},{d + 2},40,0.5\n" for t, d in [(100, 3), (200, -1)]
+    )
+    (root / "evaluations.csv").write_text(head + rows)
+    fig = learning_curve_figure(root)
+    low, high = fig.axes[1].get_ylim()
+    assert low < -3 and 5 < high < 50
+    texts = [t.get_text() for t in fig.axes[1].texts]
+    assert texts == ["off the scale: vs counting at 0 steps: +360.0"]
+    plt.close(fig)
+    # no start far away: the axis is matplotlib's own
+    (root / "evaluations.csv").write_text(head + rows.replace("360,350,370", "4,2,6"))
+    fig = learning_curve_figure(root)
+    assert len(fig.axes[1].texts) == 0
+    plt.close(fig)

@@ -97,6 +97,7 @@ def learning_curve_figure(run_dir: str | os.PathLike, smooth: int = 10):
     if series:
         ax1.legend(fontsize=8)
     by_opp = _evaluations(ax2, evals, "timesteps")
+    _zoom_past_the_start(ax2, by_opp)
     ax2.axhline(0, color="grey", lw=0.8)
     ax2.set_ylabel("score difference per game\n(learner - opponent, 95% CI)")
     ax2.set_xlabel("timesteps")
@@ -105,6 +106,33 @@ def learning_curve_figure(run_dir: str | os.PathLike, smooth: int = 10):
         ax2.legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+def _zoom_past_the_start(ax, by_opp: dict[str, list[dict[str, str]]]) -> None:
+    """The untrained start (hundreds of points a game) would flatten the curve to a line: when
+    an opponent's first evaluation lies far outside the later ones, the axis shows the later
+    ones and zero, and the first is written in a corner."""
+    later = [r for rows in by_opp.values() for r in rows[1:]]
+    if len(later) < 2:
+        return
+    lo = min(0.0, *(float(r["diff_low"]) for r in later))
+    hi = max(0.0, *(float(r["diff_high"]) for r in later))
+    span = max(hi - lo, 1.0)
+    off = [
+        (name, rows[0])
+        for name, rows in by_opp.items()
+        if not lo - span <= float(rows[0]["diff"]) <= hi + span
+    ]
+    if not off:
+        return
+    ax.set_ylim(lo - 0.1 * span, hi + 0.3 * span)
+    text = "; ".join(
+        f"vs {name} at {int(row['timesteps']):,} steps: {float(row['diff']):+.1f}"
+        for name, row in off
+    )
+    ax.annotate(
+        f"off the scale: {text}", (0.01, 0.97), xycoords="axes fraction", va="top", fontsize=8
+    )
 
 
 def _exit_panel(ax, rows: list[dict[str, str]], name: str) -> None:
