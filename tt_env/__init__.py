@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 # name -> module that defines it (loaded on first access)
 _LAZY = {
