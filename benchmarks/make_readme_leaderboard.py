@@ -2,7 +2,7 @@
 
 ::
 
-    python benchmarks/make_readme_leaderboard.py              # the default run: 50 deals, 100 s CPU
+    python benchmarks/make_readme_leaderboard.py              # the default run: 50 deals, 90 s CPU
     python benchmarks/make_readme_leaderboard.py --games 10   # a shorter run (extra tt-arena flags)
     python benchmarks/make_readme_leaderboard.py --print      # print the block, leave README alone
 

@@ -56,6 +56,14 @@ def test_mean_ci_exact_on_known_values():
     assert single.mean == 4.0 and math.isnan(single.low) and math.isnan(single.high)
 
 
+def test_estimate_format_writes_no_negative_zero():
+    # the mean of three seats' scores less a copy's can be -1e-15: printed as 0.0, not -0.0
+    assert mean_ci([1e-16 - 1 / 3, 1 / 3 - 2e-16]).format(1) == "0.0 ± 4.2"
+    assert mean_ci([-1e-12, -1e-12]).format(1) == "0.0 ± 0.0"
+    assert mean_ci([-0.04]).format(1) == "0.0"
+    assert mean_ci([-0.06, -0.06]).format(1) == "-0.1 ± 0.0"
+
+
 @pytest.mark.parametrize("deals, samples", [(10, 2000), (50, 1000)])
 def test_mean_ci_covers_at_its_rate_on_skewed_heavy_tailed_deals(deals, samples):
     """Per-deal score differences are skewed and heavier-tailed than normal (of the 2-player

@@ -104,9 +104,10 @@ class Estimate:
         return self.low > value or self.high < value
 
     def format(self, digits: int = 1) -> str:
+        mean = round(self.mean, digits) + 0.0  # no "-0.0" for a mean that rounds to zero
         if math.isnan(self.low):
-            return f"{self.mean:.{digits}f}"
-        return f"{self.mean:.{digits}f} ± {self.half_width:.{digits}f}"
+            return f"{mean:.{digits}f}"
+        return f"{mean:.{digits}f} ± {self.half_width:.{digits}f}"
 
 
 def mean_ci(values: Iterable[float], confidence: float = CONFIDENCE) -> Estimate:
