@@ -29,10 +29,10 @@ where it stopped (``--fresh``: play every row again).
 whose tables say so; ``tt-arena --suite`` warns of it. ``--extra`` adds rows (e.g.
 ``"search(samples=128)"``, hours of CPU); ``--agents`` replaces them.
 
-Measured CPU time, per agent as fast as counting: about 10 minutes for standard-2p-v1 and 23
+Measured CPU time, per agent as fast as counting: about 8 minutes for standard-2p-v1 and 18
 for standard-4p-v1 (the search opponent is most of it); an agent that is itself a search costs
-more (search(samples=16) as a row: about 45 minutes on standard-2p-v1). Every suite in full:
-about 5 hours of CPU, so use ``--workers``.
+more (search(samples=16) as a row: about 22 minutes on standard-2p-v1, 40 on standard-4p-v1).
+Every suite in full: about 3.5 hours of CPU (104 minutes on 2 cores), so use ``--workers``.
 """
 
 from __future__ import annotations

@@ -98,8 +98,8 @@ SUITES: dict[str, Suite] = {
             seats=2,
             deals=1000,
             seed=1_000_003,
-            summary="2 players, standard rules, 1,000 deals: about 10 minutes of CPU per agent "
-            "(as fast as counting), 3 minutes on 4 cores",
+            summary="2 players, standard rules, 1,000 deals: about 8 minutes of CPU per agent "
+            "(as fast as counting), 4 minutes on 2 cores",
         ),
         Suite(
             name="standard-4p-v1",
@@ -107,7 +107,7 @@ SUITES: dict[str, Suite] = {
             deals=300,
             seed=1_000_007,
             summary="4 players (the agent and 3 copies of each opponent), standard rules, 300 "
-            "deals: about 23 minutes of CPU per agent, mostly the 3 search seats, 6 on 4 cores",
+            "deals: about 18 minutes of CPU per agent, mostly the 3 search seats, 9 on 2 cores",
         ),
     )
 }
